@@ -1,0 +1,661 @@
+/* main.c - the tingshu command line: parses options, wires the stages of
+ * the library together, reports diagnostics and decides the exit code
+ * (0 success, 1 some input failed, 2 usage error). */
+#include "build.h"
+#include "input.h"
+#include "output.h"
+#include "util.h"
+#include "voice.h"
+#include "write.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TS_VERSION
+#define TS_VERSION "0"
+#endif
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static int quiet, verbose;
+static volatile sig_atomic_t interrupted;
+
+static void msg(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void msg(const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "tingshu: %s%s", kind, *kind ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "tingshu: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'tingshu %s%s--help' for more information.\n", cmd ? cmd : "",
+	        cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+static void on_diag(void *ud, int level, const char *text)
+{
+	(void)ud;
+	if (level == 0 && quiet)
+		return;
+	msg(level ? "error" : "warning", "%s", text);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static const char main_help[] =
+    "Usage: tingshu COMMAND [OPTIONS] ...\n"
+    "Turn Chinese novels into audiobooks with eSpeak NG.\n"
+    "\n"
+    "Commands:\n"
+    "  build [OPTIONS] INPUT...   make the audiobook: one audio file per chapter\n"
+    "  text  [OPTIONS] FILE...    print the text as it will be spoken\n"
+    "  voices [--voices-dir DIR]  list the voice presets\n"
+    "  help [COMMAND]             show help for a command\n"
+    "\n"
+    "  -h, --help     show this help\n"
+    "      --version  show the version\n"
+    "\n"
+    "Example:\n"
+    "  tingshu build -o out/ 三国演义.txt    # a whole book, split at its chapter headings\n"
+    "  tingshu build -o out/ chapters/       # a folder of chapter files, in natural order\n"
+    "\n"
+    "Exit status: 0 success, 1 some input failed (the rest is still built), 2 usage error.\n";
+
+static const char build_help[] =
+    "Usage: tingshu build [OPTIONS] INPUT...\n"
+    "Make an audiobook: one audio file per chapter, a manifest and a playlist.\n"
+    "\n"
+    "INPUT is a UTF-8 .txt file (one chapter, or a whole book that is split at its\n"
+    "chapter headings: 第N章/回/节/卷/集/部, 楔子, 序章, 尾声, 番外 ...), a directory of\n"
+    ".txt files (each a chapter, in natural order: 2 before 10), or - for standard\n"
+    "input.  Text before the first heading of a book becomes its front matter.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     output folder (default: out); made if missing\n"
+    "  -j, --jobs N         worker processes (default: all cores); the output is\n"
+    "                       the same whatever N is\n"
+    "      --voice NAME     voice preset (default: cmn); see 'tingshu voices'\n"
+    "      --voices-dir DIR where to find voice presets (also $TINGSHU_VOICES)\n"
+    "      --rate X         speed factor applied to the preset's rate, 0.5-2.5\n"
+    "                       (default: 1; 1.25 is a quarter faster)\n"
+    "      --format FMT     audio format: wav (default)\n"
+    "      --force          replace an audiobook already in the output folder\n"
+    "      --dry-run        list the chapters that would be built, build nothing\n"
+    "  -q, --quiet          no progress, no summary, no warnings\n"
+    "  -v, --verbose        a line for every chapter built\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Output folder:\n"
+    "  NNN-<title>.wav      one file per chapter (000 is the front matter, if any)\n"
+    "  manifest.json        book title, voice, settings, and each chapter's title,\n"
+    "                       source, audio file, duration, sentences and characters\n"
+    "  playlist.m3u         the chapters in order\n"
+    "Files appear under their final names only when complete.\n";
+
+static const char text_help[] =
+    "Usage: tingshu text [OPTIONS] FILE...\n"
+    "Print the text as it will be spoken, to check a book before a long build:\n"
+    "one output line per input line.  FILE may be - for standard input.\n"
+    "\n"
+    "Options:\n"
+    "      --sentences   one line per chunk sent to the synthesizer instead\n"
+    "  -h, --help        show this help\n";
+
+static const char voices_help[] =
+    "Usage: tingshu voices [--voices-dir DIR]\n"
+    "List the voice presets.  A preset is a small text file NAME.voice; copy one,\n"
+    "edit it, and use it with --voice NAME --voices-dir DIR (or --voice PATH).\n";
+
+/* ---- voices --------------------------------------------------------- */
+
+static int find_voices_dir(const char *explicit_dir, char *dir, size_t sz)
+{
+	if (ts_voices_dir(explicit_dir, dir, sz) == 0)
+		return 0;
+	if (explicit_dir)
+		msg("error", "voices directory %s does not exist", explicit_dir);
+	else
+		msg("error", "cannot find the voices directory (looked beside the program and in %s); "
+		             "use --voices-dir DIR or set TINGSHU_VOICES",
+		    dir);
+	return -1;
+}
+
+static int cmd_voices(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"voices-dir", required_argument, 0, 'V'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+	const char *vdir = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'V': vdir = optarg; break;
+		case 'h': fputs(voices_help, stdout); return EXIT_OK;
+		default: return usage_error("voices", "invalid option");
+		}
+	}
+	if (optind < argc)
+		return usage_error("voices", "unexpected argument '%s'", argv[optind]);
+	char dir[PATH_MAX];
+	if (find_voices_dir(vdir, dir, sizeof dir))
+		return EXIT_USAGE;
+	char **names;
+	int n = ts_voice_list(dir, &names);
+	if (n < 0) {
+		msg("error", "%s: %s", dir, ts_strerror(n));
+		return EXIT_FAILED;
+	}
+	int rc = EXIT_OK;
+	for (int i = 0; i < n; i++) {
+		ts_voice v;
+		char err[512];
+		if (ts_voice_find(&v, dir, names[i], err, sizeof err) == 0) {
+			printf("%-12s %s%s\n", names[i], v.description,
+			       strcmp(names[i], "cmn") == 0 ? " [default]" : "");
+		} else {
+			msg("warning", "%s", err);
+			rc = EXIT_FAILED;
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (n == 0)
+		msg("warning", "no voice presets (*.voice) in %s", dir);
+	return rc;
+}
+
+/* ---- text ----------------------------------------------------------- */
+
+static int write_stdout(void *ud, const char *s, size_t n)
+{
+	(void)ud;
+	return fwrite(s, 1, n, stdout) == n ? 0 : TS_EIO;
+}
+
+static int cmd_text(int argc, char **argv)
+{
+	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int sentences = 0, c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': sentences = 1; break;
+		case 'h': fputs(text_help, stdout); return EXIT_OK;
+		default: return usage_error("text", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("text", "no FILE given");
+	int rc = EXIT_OK;
+	for (int i = optind; i < argc; i++) {
+		char err[1024] = "";
+		if (ts_spoken_text(argv[i], sentences, write_stdout, NULL, err, sizeof err)) {
+			msg("error", "%s", err[0] ? err : argv[i]);
+			rc = EXIT_FAILED;
+		}
+	}
+	if (fflush(stdout) != 0) {
+		msg("error", "cannot write to standard output: %s", strerror(errno));
+		rc = EXIT_FAILED;
+	}
+	return rc;
+}
+
+/* ---- build ---------------------------------------------------------- */
+
+typedef struct progress {
+	const ts_book *book;
+	size_t total_chars;
+	size_t done_chars;       /* of finished chapters */
+	size_t *partial;         /* chars done per chapter in progress */
+	uint64_t *partial_samples;
+	uint64_t done_samples;
+	size_t chapters_done, chapters;
+	int rate;
+	struct timespec t0;
+	int tty;
+	ts_chapter_result *results;
+	char *const *names;
+} progress;
+
+static double now_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void fmt_duration(char *out, size_t sz, double s)
+{
+	if (s >= 3600)
+		snprintf(out, sz, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
+	else if (s >= 60)
+		snprintf(out, sz, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
+	else
+		snprintf(out, sz, "%.1f s", s);
+}
+
+static void on_event(void *ud, const ts_event *ev)
+{
+	progress *p = ud;
+	switch (ev->kind) {
+	case TS_EV_READY:
+		p->rate = (int)ev->samples;
+		return;
+	case TS_EV_STARTED:
+		p->partial[ev->chapter] = 0;
+		p->partial_samples[ev->chapter] = 0;
+		break;
+	case TS_EV_PROGRESS:
+		p->partial[ev->chapter] = ev->chars_done;
+		p->partial_samples[ev->chapter] = ev->samples;
+		break;
+	case TS_EV_DONE:
+		p->partial[ev->chapter] = 0;
+		p->partial_samples[ev->chapter] = 0;
+		p->chapters_done++;
+		p->done_chars += ts_book_chapter(p->book, ev->chapter)->chars;
+		p->done_samples += ev->samples;
+		if (verbose) {
+			const ts_chapter_result *r = &p->results[ev->chapter];
+			if (p->tty)
+				fputs("\r\033[K", stderr);
+			if (r->status == 0)
+				msg("", "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
+				    p->chapters_done, p->chapters, p->names[ev->chapter],
+				    p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+		}
+		break;
+	}
+	if (!p->tty || quiet)
+		return;
+	size_t chars = p->done_chars;
+	uint64_t samples = p->done_samples;
+	for (size_t i = 0; i < p->chapters; i++) {
+		chars += p->partial[i];
+		samples += p->partial_samples[i];
+	}
+	double el = now_since(&p->t0);
+	char eta[64] = "--", audio[64];
+	if (chars > 0 && p->total_chars > chars)
+		fmt_duration(eta, sizeof eta, el * (double)(p->total_chars - chars) / (double)chars);
+	fmt_duration(audio, sizeof audio, p->rate ? (double)samples / p->rate : 0.0);
+	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made, ETA %s", p->chapters_done,
+	        p->chapters, audio, eta);
+	fflush(stderr);
+}
+
+/* Make dir and its parents; 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(p, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* Can we create files in dir?  Checked by doing it: access() is wrong
+ * for root and for read-only mounts. */
+static int probe_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -1;
+	fclose(f);
+	unlink(p);
+	return 0;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* With --force: remove chapter files of the previous build that this one
+ * did not make again (their names come from the old playlist). */
+static void remove_stale(const char *outdir, const char *old_playlist, char *const *names,
+                         size_t n)
+{
+	char line[1024];
+	FILE *f = fopen(old_playlist, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0] || line[0] == '#' || strchr(line, '/') || line[0] == '.')
+			continue;
+		int keep = 0;
+		for (size_t i = 0; i < n && !keep; i++) {
+			const char *base = strrchr(names[i], '/');
+			keep = strcmp(base ? base + 1 : names[i], line) == 0;
+		}
+		if (!keep) {
+			char p[PATH_MAX];
+			snprintf(p, sizeof p, "%s/%s", outdir, line);
+			unlink(p);
+		}
+	}
+	fclose(f);
+}
+
+static int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, 0, 'o'},  {"jobs", required_argument, 0, 'j'},
+	    {"voice", required_argument, 0, 'V'},   {"voices-dir", required_argument, 0, 'D'},
+	    {"rate", required_argument, 0, 'r'},    {"format", required_argument, 0, 'f'},
+	    {"force", no_argument, 0, 'F'},         {"dry-run", no_argument, 0, 'n'},
+	    {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	double rate = 1.0;
+	int force = 0, dry = 0, c;
+	char *end;
+	while ((c = getopt_long(argc, argv, "o:j:qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outdir = optarg; break;
+		case 'j':
+			errno = 0;
+			jobs = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || jobs < 1 || jobs > 256)
+				return usage_error("build", "-j takes a number of workers from 1 to 256, not '%s'",
+				                   optarg);
+			break;
+		case 'V': voice_name = optarg; break;
+		case 'D': vdir_opt = optarg; break;
+		case 'r':
+			errno = 0;
+			rate = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(rate >= 0.5 && rate <= 2.5))
+				return usage_error("build",
+				                   "--rate takes a speed factor from 0.5 to 2.5 (1 is the "
+				                   "preset's speed), not '%s'",
+				                   optarg);
+			break;
+		case 'f': format_name = optarg; break;
+		case 'F': force = 1; break;
+		case 'n': dry = 1; break;
+		case 'q': quiet = 1; break;
+		case 'v': verbose = 1; break;
+		case 'h': fputs(build_help, stdout); return EXIT_OK;
+		default: return usage_error("build", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("build", "no INPUT given (a .txt file, a directory, or -)");
+	if (jobs < 1)
+		jobs = 1;
+	const ts_format *fmt = ts_format_find(format_name);
+	if (!fmt)
+		return usage_error("build", "unknown format '%s' (known: %s)", format_name,
+		                   ts_format_names());
+	char vdir[PATH_MAX];
+	if (find_voices_dir(vdir_opt, vdir, sizeof vdir))
+		return EXIT_USAGE;
+	ts_voice voice;
+	char err[1024];
+	if (ts_voice_find(&voice, vdir, voice_name, err, sizeof err)) {
+		msg("error", "%s", err);
+		return EXIT_USAGE;
+	}
+
+	int status = EXIT_OK;
+	ts_book *book = ts_book_new(on_diag, NULL);
+	if (!book) {
+		msg("error", "out of memory");
+		return EXIT_FAILED;
+	}
+	for (int i = optind; i < argc; i++)
+		if (ts_book_add(book, argv[i]))
+			status = EXIT_FAILED;
+	size_t n = ts_book_count(book);
+	char **paths = calloc(n ? n : 1, sizeof *paths);
+	char **names = calloc(n ? n : 1, sizeof *names);
+	ts_chapter_result *results = calloc(n ? n : 1, sizeof *results);
+	ts_chapter_entry *entries = calloc(n ? n : 1, sizeof *entries);
+	progress prog = {0};
+	prog.partial = calloc(n ? n : 1, sizeof *prog.partial);
+	prog.partial_samples = calloc(n ? n : 1, sizeof *prog.partial_samples);
+	ts_buf text = {0};
+	int run_started = 0;
+	if (!paths || !names || !results || !entries || !prog.partial || !prog.partial_samples) {
+		msg("error", "out of memory");
+		status = EXIT_FAILED;
+		goto out;
+	}
+	if (n == 0) {
+		msg("error", "nothing to build: no chapter with text in the input");
+		status = EXIT_FAILED;
+		goto out;
+	}
+	/* Chapter file names: NNN-<slug>.<ext>; 000 is the front matter. */
+	int base = ts_book_chapter(book, 0)->front_matter ? 0 : 1;
+	int width = 3;
+	for (size_t m = n + (size_t)base; m >= 1000; m /= 10)
+		width++;
+	for (size_t i = 0; i < n; i++) {
+		const ts_chapter *ch = ts_book_chapter(book, i);
+		char slug[TS_SLUG_MAX + 1];
+		ts_slug(ch->title, slug);
+		ts_buf nb = {0}, pb = {0};
+		if (ts_buf_printf(&nb, "%0*zu-%s.%s", width, i + (size_t)base, slug, fmt->ext) ||
+		    ts_buf_printf(&pb, "%s/%s", outdir, nb.data)) {
+			msg("error", "out of memory");
+			status = EXIT_FAILED;
+			goto out;
+		}
+		names[i] = nb.data;
+		paths[i] = pb.data;
+		prog.total_chars += ch->chars;
+	}
+	if (dry) {
+		printf("book: %s\n", ts_book_title(book));
+		for (size_t i = 0; i < n; i++) {
+			const ts_chapter *ch = ts_book_chapter(book, i);
+			printf("%s\t%s:%ld\t%zu chars\t%s%s\n", names[i], ch->display, ch->line, ch->chars,
+			       ch->title, ch->front_matter ? " (front matter)" : "");
+		}
+		goto out;
+	}
+	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0) {
+		msg("error", "cannot write to output folder %s: %s", outdir, strerror(errno));
+		status = EXIT_FAILED;
+		goto out;
+	}
+	char manifest_path[PATH_MAX], playlist_path[PATH_MAX];
+	snprintf(manifest_path, sizeof manifest_path, "%s/manifest.json", outdir);
+	snprintf(playlist_path, sizeof playlist_path, "%s/playlist.m3u", outdir);
+	if (file_exists(manifest_path) && !force) {
+		msg("error",
+		    "%s already holds an audiobook (manifest.json); use --force to replace it, or -o "
+		    "to choose another folder",
+		    outdir);
+		status = EXIT_FAILED;
+		goto out;
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	prog.book = book;
+	prog.chapters = n;
+	prog.tty = isatty(2);
+	prog.results = results;
+	prog.names = names;
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	ts_build_job job = {.book = book,
+	                    .voice = &voice,
+	                    .rate_factor = rate,
+	                    .format = fmt,
+	                    .paths = paths,
+	                    .workers = (int)jobs,
+	                    .owner_pid = (long)getpid(),
+	                    .cancel = &interrupted};
+	ts_build_stats stats;
+	run_started = 1;
+	int rc = ts_build_run(&job, results, &stats, on_event, &prog, err, sizeof err);
+	if (prog.tty && !quiet)
+		fputs("\r\033[K", stderr);
+	if (interrupted) {
+		msg("error", "interrupted; unfinished files removed");
+		status = 130;
+		goto out;
+	}
+	if (rc) {
+		msg("error", "%s", err);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	prog.rate = stats.sample_rate;
+	if (verbose)
+		msg("", "largest worker peak memory: %ld KB", stats.worker_maxrss_kb);
+
+	size_t ok = 0;
+	double total = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ts_chapter *ch = ts_book_chapter(book, i);
+		if (results[i].status) {
+			msg("error", "%s", results[i].errmsg);
+			status = EXIT_FAILED;
+			continue;
+		}
+		ts_chapter_entry *e = &entries[ok++];
+		e->index = (int)i + base;
+		e->title = ch->title;
+		e->source = ch->display;
+		e->audio = names[i];
+		e->duration_s = (double)results[i].samples / prog.rate;
+		e->sentences = results[i].sentences;
+		e->chars = results[i].chars;
+		e->front_matter = ch->front_matter;
+		total += e->duration_s;
+	}
+	ts_build_settings set = {.voice = &voice, .wpm = stats.wpm, .rate_factor = rate,
+	                         .sample_rate = prog.rate, .format = fmt->name};
+	if (force)
+		remove_stale(outdir, playlist_path, names, n);
+	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
+	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+		msg("error", "%s", err);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	ts_buf_clear(&text);
+	if (ts_playlist(&text, ts_book_title(book), entries, ok) ||
+	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+		msg("error", "%s", err);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	if (!quiet) {
+		char audio[64], took[64];
+		fmt_duration(audio, sizeof audio, total);
+		fmt_duration(took, sizeof took, now_since(&prog.t0));
+		msg("", "built %zu of %zu chapters (%s of audio) in %s into %s", ok, n, audio, took,
+		    outdir);
+	}
+out:
+	if (run_started)
+		ts_writer_sweep(outdir, (long)getpid());
+	for (size_t i = 0; i < n; i++) {
+		if (paths)
+			free(paths[i]);
+		if (names)
+			free(names[i]);
+	}
+	free(paths);
+	free(names);
+	free(results);
+	free(entries);
+	free(prog.partial);
+	free(prog.partial_samples);
+	ts_buf_free(&text);
+	ts_book_free(book);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(main_help, stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+		fputs(main_help, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("tingshu %s\n", TS_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		const char *what = argc > 2 ? argv[2] : "";
+		fputs(strcmp(what, "build") == 0    ? build_help
+		      : strcmp(what, "text") == 0   ? text_help
+		      : strcmp(what, "voices") == 0 ? voices_help
+		                                    : main_help,
+		      stdout);
+		return EXIT_OK;
+	}
+	argv[1] = argv[0];
+	if (strcmp(cmd, "build") == 0)
+		return cmd_build(argc - 1, argv + 1);
+	if (strcmp(cmd, "text") == 0)
+		return cmd_text(argc - 1, argv + 1);
+	if (strcmp(cmd, "voices") == 0)
+		return cmd_voices(argc - 1, argv + 1);
+	return usage_error(NULL, "unknown command '%s' (commands: build, text, voices)", cmd);
+}

@@ -1,0 +1,565 @@
+/* build.c - the chapter pipeline and the worker pool (see build.h).
+ *
+ * Per chapter: read the body in pieces -> clean -> segment into chunks
+ * -> eSpeak -> trim, pause, fade -> audio writer.  Memory is bounded by
+ * the longest chunk, never by chapter length.
+ *
+ * Pool protocol: each worker has a command pipe from the parent (a
+ * chapter index, or -1 to quit) and all share one result pipe to the
+ * parent; every message is smaller than PIPE_BUF, so writes from several
+ * workers never interleave. */
+#include "build.h"
+
+#include "clean.h"
+#include "finish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- one chapter -------------------------------------------------- */
+
+typedef struct chapter_run {
+	ts_synth *syn;
+	ts_finisher *fin;
+	ts_writer *w;
+	ts_samples pcm;
+	ts_buf text;            /* NUL-terminated chunk for eSpeak */
+	ts_break next_brk;      /* break forced before the next chunk */
+	ts_chapter_result *res;
+	size_t chars_done;
+	size_t since_report;
+	ts_chapter_progress_fn progress;
+	void *ud;
+} chapter_run;
+
+static int sink_writer(void *ud, const int16_t *s, size_t n)
+{
+	return ts_writer_write(ud, s, n);
+}
+
+static int speak(chapter_run *r, const char *text, ts_break brk)
+{
+	int rc = ts_synth_speak(r->syn, text, &r->pcm);
+	if (rc) {
+		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_synth_errmsg(r->syn));
+		return rc;
+	}
+	if (r->next_brk > brk)
+		brk = r->next_brk;
+	r->next_brk = TS_BREAK_NONE;
+	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, NULL, NULL);
+	if (rc)
+		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_writer_errmsg(r->w));
+	return rc;
+}
+
+static size_t count_nonspace(const char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c & 0xC0) != 0x80 && c != ' ')
+			k++;
+	}
+	return k;
+}
+
+static int on_chunk(void *ud, const ts_chunk *c)
+{
+	chapter_run *r = ud;
+	int rc = speak(r, c->text, c->brk);
+	if (rc)
+		return rc;
+	size_t k = count_nonspace(c->text, c->len);
+	r->res->chars += k;
+	r->chars_done += k;
+	r->since_report += k;
+	if (c->sentence_end)
+		r->res->sentences++;
+	if (r->progress && r->since_report >= 2000) {
+		r->since_report = 0;
+		r->progress(r->ud, r->chars_done, ts_finish_position(r->fin));
+	}
+	return 0;
+}
+
+int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
+                     const ts_format *fmt, const char *path, long owner_pid,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud)
+{
+	int rc = 0;
+	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
+	ts_segmenter *seg = NULL;
+	ts_reader *rd = NULL;
+	ts_cleaner cl;
+	memset(res, 0, sizeof *res);
+
+	r.w = ts_writer_open(fmt, path, ts_synth_rate(syn), owner_pid, &rc, res->errmsg,
+	                     sizeof res->errmsg);
+	if (!r.w)
+		goto out;
+	r.fin = ts_finish_new(ts_synth_rate(syn), v, sink_writer, r.w);
+	seg = ts_segmenter_new(on_chunk, &r);
+	if (!r.fin || !seg) {
+		rc = TS_ENOMEM;
+		goto out;
+	}
+	if (ch->title_spoken) {
+		if ((rc = speak(&r, ch->title, TS_BREAK_NONE)))
+			goto out;
+		r.next_brk = TS_BREAK_TITLE;
+	}
+	rd = ts_reader_open(ch, &rc);
+	if (!rd) {
+		snprintf(res->errmsg, sizeof res->errmsg, "%s: cannot read: %s", ch->display,
+		         ts_strerror(rc));
+		goto out;
+	}
+	const char *piece;
+	size_t len;
+	int line_end, got;
+	ts_clean_begin(&cl);
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
+		ts_buf_clear(&r.text);
+		if ((rc = ts_clean_piece(&cl, piece, len, &r.text)))
+			goto out;
+		if ((rc = ts_segmenter_feed(seg, r.text.data ? r.text.data : "", r.text.len)))
+			goto out;
+		if (line_end) {
+			if ((rc = ts_segmenter_end_paragraph(seg)))
+				goto out;
+			ts_clean_begin(&cl);
+		}
+	}
+	if (got < 0) {
+		rc = got;
+		snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
+		goto out;
+	}
+	if ((rc = ts_segmenter_end_paragraph(seg)))
+		goto out;
+	if (res->chars == 0 && !ch->title_spoken) {
+		rc = TS_EEMPTY;
+		snprintf(res->errmsg, sizeof res->errmsg, "%s:%ld: chapter \"%s\" has nothing to speak",
+		         ch->display, ch->line, ch->title);
+		goto out;
+	}
+	if ((rc = ts_finish_end(r.fin))) {
+		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_writer_errmsg(r.w));
+		goto out;
+	}
+	res->samples = ts_finish_position(r.fin);
+	rc = ts_writer_commit(r.w, res->errmsg, sizeof res->errmsg);
+	r.w = NULL;
+out:
+	if (rc && !res->errmsg[0])
+		snprintf(res->errmsg, sizeof res->errmsg, "%s: %s", ch->display, ts_strerror(rc));
+	res->status = rc;
+	ts_writer_abort(r.w);
+	ts_reader_free(rd);
+	ts_segmenter_free(seg);
+	ts_finish_free(r.fin);
+	ts_samples_free(&r.pcm);
+	ts_buf_free(&r.text);
+	return rc;
+}
+
+/* ---- spoken text (tingshu text) ------------------------------------ */
+
+typedef struct text_run {
+	ts_write_fn out;
+	void *ud;
+	int first_in_line;
+} text_run;
+
+static int on_text_chunk(void *ud, const ts_chunk *c)
+{
+	text_run *t = ud;
+	int rc = t->out(t->ud, c->text, c->len);
+	return rc ? rc : t->out(t->ud, "\n", 1);
+}
+
+static void no_diag(void *ud, int level, const char *msg)
+{
+	(void)ud, (void)level, (void)msg;
+}
+
+int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, char *errbuf,
+                   size_t errsz)
+{
+	int rc;
+	text_run t = {.out = out, .ud = ud};
+	ts_buf line = {0};
+	ts_reader *rd = NULL;
+	ts_segmenter *seg = NULL;
+	/* Check the file as an input would be, then read all of it. */
+	ts_book *b = ts_book_new(no_diag, NULL);
+	if (!b)
+		return TS_ENOMEM;
+	const char *src = path;
+	if ((rc = ts_book_add(b, path))) {
+		snprintf(errbuf, errsz, "%s", ts_book_errmsg(b));
+		goto out;
+	}
+	if (ts_book_count(b) > 0)
+		src = ts_book_chapter(b, 0)->source; /* stdin was spooled */
+	FILE *f = fopen(src, "rb");
+	if (!f) {
+		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		rc = TS_EIO;
+		goto out;
+	}
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	unsigned char bom[3] = {0};
+	fseek(f, 0, SEEK_SET);
+	long start = fread(bom, 1, 3, f) == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF ? 3 : 0;
+	fclose(f);
+	ts_chapter whole = {.source = (char *)src, .display = (char *)path, .start = start, .end = size};
+	rd = ts_reader_open(&whole, &rc);
+	seg = ts_segmenter_new(on_text_chunk, &t);
+	if (!rd || !seg) {
+		rc = rd ? TS_ENOMEM : rc;
+		snprintf(errbuf, errsz, "%s: %s", path, ts_strerror(rc));
+		goto out;
+	}
+	ts_cleaner cl;
+	ts_clean_begin(&cl);
+	const char *piece;
+	size_t len;
+	int line_end, got;
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
+		ts_buf_clear(&line);
+		if ((rc = ts_clean_piece(&cl, piece, len, &line)))
+			goto out;
+		if (sentences)
+			rc = ts_segmenter_feed(seg, line.data ? line.data : "", line.len);
+		else
+			rc = out(ud, line.data ? line.data : "", line.len);
+		if (rc)
+			goto out;
+		if (line_end) {
+			rc = sentences ? ts_segmenter_end_paragraph(seg) : out(ud, "\n", 1);
+			if (rc)
+				goto out;
+			ts_clean_begin(&cl);
+		}
+	}
+	rc = got < 0 ? got : 0;
+	if (rc)
+		snprintf(errbuf, errsz, "%s: read error", path);
+out:
+	ts_segmenter_free(seg);
+	ts_reader_free(rd);
+	ts_buf_free(&line);
+	ts_book_free(b);
+	return rc;
+}
+
+/* ---- the worker pool ---------------------------------------------- */
+
+enum msg_type { MSG_READY, MSG_INIT_FAIL, MSG_STARTED, MSG_PROGRESS, MSG_DONE };
+
+typedef struct msg {
+	int type;
+	int worker;
+	int chapter;
+	int rate, wpm;
+	size_t chars_done;
+	uint64_t samples;
+	ts_chapter_result res;
+} msg;
+
+_Static_assert(sizeof(msg) <= 4096, "a message must fit in PIPE_BUF for atomic writes");
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return TS_EIO;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, c + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return TS_EIO;
+		if (k == 0)
+			return got ? TS_EIO : 1; /* 1: end of stream */
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+typedef struct worker_ctx {
+	int id, res_fd, chapter;
+} worker_ctx;
+
+static void worker_progress(void *ud, size_t chars_done, uint64_t samples)
+{
+	worker_ctx *w = ud;
+	msg m = {.type = MSG_PROGRESS, .worker = w->id, .chapter = w->chapter,
+	         .chars_done = chars_done, .samples = samples};
+	write_all(w->res_fd, &m, sizeof m);
+}
+
+static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
+{
+	char err[400] = "";
+	int rc = 0;
+	ts_synth *syn = ts_synth_new(job->voice, job->rate_factor, &rc, err, sizeof err);
+	msg m = {.type = syn ? MSG_READY : MSG_INIT_FAIL, .worker = id};
+	if (syn) {
+		m.rate = ts_synth_rate(syn);
+		m.wpm = ts_synth_wpm(syn);
+	} else {
+		m.res.status = rc;
+		snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s", err);
+	}
+	if (write_all(res_fd, &m, sizeof m) || !syn)
+		goto out;
+	worker_ctx ctx = {.id = id, .res_fd = res_fd};
+	for (;;) {
+		int idx;
+		if (read_all(cmd_fd, &idx, sizeof idx) != 0 || idx < 0)
+			break;
+		const ts_chapter *ch = ts_book_chapter(job->book, (size_t)idx);
+		ctx.chapter = idx;
+		memset(&m, 0, sizeof m);
+		m.type = MSG_STARTED, m.worker = id, m.chapter = idx;
+		write_all(res_fd, &m, sizeof m);
+		m.type = MSG_DONE;
+		ts_speak_chapter(syn, job->voice, ch, job->format, job->paths[idx], job->owner_pid, &m.res,
+		                 worker_progress, &ctx);
+		m.samples = m.res.samples;
+		if (write_all(res_fd, &m, sizeof m))
+			break;
+	}
+out:
+	ts_synth_free(syn);
+}
+
+typedef struct worker {
+	pid_t pid;
+	int cmd_fd;
+	int chapter;   /* chapter in hand, or -1 */
+	int alive;
+} worker;
+
+static size_t *longest_first(const ts_book *b)
+{
+	size_t n = ts_book_count(b);
+	size_t *order = malloc((n ? n : 1) * sizeof *order);
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	/* Insertion sort by length, stable: ties keep book order. */
+	for (size_t i = 1; i < n; i++) {
+		size_t x = order[i], j = i;
+		size_t cx = ts_book_chapter(b, x)->chars;
+		while (j > 0 && ts_book_chapter(b, order[j - 1])->chars < cx) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	return order;
+}
+
+int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
+                 ts_event_fn fn, void *ud, char *errbuf, size_t errsz)
+{
+	size_t n = ts_book_count(job->book);
+	int nw = job->workers < 1 ? 1 : job->workers;
+	if ((size_t)nw > n)
+		nw = n ? (int)n : 1;
+	int rc = 0;
+	int res_pipe[2] = {-1, -1};
+	worker *ws = calloc((size_t)nw, sizeof *ws);
+	size_t *order = longest_first(job->book);
+	char *done = calloc(n ? n : 1, 1);
+	memset(stats, 0, sizeof *stats);
+	if (!ws || !order || !done) {
+		rc = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(&results[i], 0, sizeof results[i]);
+		results[i].status = TS_ECHILD;
+		snprintf(results[i].errmsg, sizeof results[i].errmsg, "not built");
+	}
+	if (pipe(res_pipe) != 0) {
+		rc = TS_EIO;
+		snprintf(errbuf, errsz, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	fflush(NULL);
+	for (int i = 0; i < nw; i++) {
+		int cmd[2];
+		ws[i].chapter = -1;
+		if (pipe(cmd) != 0) {
+			rc = TS_EIO;
+			snprintf(errbuf, errsz, "cannot make a pipe: %s", strerror(errno));
+			break;
+		}
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(cmd[0]);
+			close(cmd[1]);
+			rc = TS_ECHILD;
+			snprintf(errbuf, errsz, "cannot start a worker process: %s", strerror(errno));
+			break;
+		}
+		if (pid == 0) {
+			/* The caller's handlers are for the parent: a worker
+			 * stops at once on an interrupt. */
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			close(cmd[1]);
+			close(res_pipe[0]);
+			for (int j = 0; j < i; j++)
+				close(ws[j].cmd_fd);
+			worker_main(job, i, cmd[0], res_pipe[1]);
+			_exit(0);
+		}
+		close(cmd[0]);
+		fcntl(cmd[1], F_SETFD, FD_CLOEXEC);
+		ws[i].pid = pid;
+		ws[i].cmd_fd = cmd[1];
+		ws[i].alive = 1;
+	}
+	close(res_pipe[1]);
+	res_pipe[1] = -1;
+
+	size_t next = 0;
+	char init_err[400] = "";
+	for (;;) {
+		msg m;
+		int r = read_all(res_pipe[0], &m, sizeof m);
+		if (r != 0)
+			break; /* every worker has gone */
+		if (job->cancel && *job->cancel)
+			break;
+		if (m.worker < 0 || m.worker >= nw)
+			continue;
+		worker *w = &ws[m.worker];
+		switch (m.type) {
+		case MSG_INIT_FAIL:
+			snprintf(init_err, sizeof init_err, "%s", m.res.errmsg);
+			w->alive = 0;
+			continue;
+		case MSG_READY:
+			stats->sample_rate = m.rate;
+			stats->wpm = m.wpm;
+			if (fn) {
+				ts_event ev = {.kind = TS_EV_READY, .samples = (uint64_t)m.rate};
+				fn(ud, &ev);
+			}
+			break;
+		case MSG_STARTED:
+		case MSG_PROGRESS:
+			if (fn) {
+				ts_event ev = {.kind = m.type == MSG_STARTED ? TS_EV_STARTED : TS_EV_PROGRESS,
+				               .chapter = (size_t)m.chapter, .chars_done = m.chars_done,
+				               .samples = m.samples};
+				fn(ud, &ev);
+			}
+			continue;
+		case MSG_DONE:
+			if (m.chapter >= 0 && (size_t)m.chapter < n) {
+				results[m.chapter] = m.res;
+				done[m.chapter] = 1;
+				w->chapter = -1;
+				if (fn) {
+					ts_event ev = {.kind = TS_EV_DONE, .chapter = (size_t)m.chapter,
+					               .samples = m.res.samples};
+					fn(ud, &ev);
+				}
+			}
+			break;
+		}
+		/* The worker is idle: hand it the next chapter, or let it go. */
+		int idx = -1;
+		if (next < n)
+			idx = (int)order[next++];
+		w->chapter = idx;
+		if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
+			close(w->cmd_fd);
+			w->cmd_fd = -1;
+			if (idx >= 0)
+				next--; /* give it to another worker */
+		}
+	}
+	if (job->cancel && *job->cancel) {
+		for (int i = 0; i < nw; i++)
+			if (ws[i].pid > 0)
+				kill(ws[i].pid, SIGTERM);
+		rc = TS_ECHILD;
+		snprintf(errbuf, errsz, "interrupted");
+	}
+	for (int i = 0; i < nw; i++) {
+		if (ws[i].cmd_fd >= 0)
+			close(ws[i].cmd_fd);
+		ws[i].cmd_fd = -1;
+		if (ws[i].pid <= 0)
+			continue;
+		int status;
+		struct rusage ru;
+		pid_t p;
+		while ((p = wait4(ws[i].pid, &status, 0, &ru)) < 0 && errno == EINTR)
+			;
+		if (p > 0) {
+			if (ru.ru_maxrss > stats->worker_maxrss_kb)
+				stats->worker_maxrss_kb = ru.ru_maxrss;
+			int c = ws[i].chapter;
+			if (c >= 0 && (size_t)c < n && !done[c]) {
+				if (WIFSIGNALED(status))
+					snprintf(results[c].errmsg, sizeof results[c].errmsg,
+					         "worker process died (signal %d) while building this chapter",
+					         WTERMSIG(status));
+				else
+					snprintf(results[c].errmsg, sizeof results[c].errmsg,
+					         "worker process stopped while building this chapter");
+			}
+		}
+	}
+	/* Chapters never handed out: every worker failed to start. */
+	for (size_t i = 0; i < n; i++)
+		if (!done[i] && init_err[0] && strcmp(results[i].errmsg, "not built") == 0)
+			snprintf(results[i].errmsg, sizeof results[i].errmsg, "%s", init_err);
+	if (!rc && init_err[0] && stats->sample_rate == 0) {
+		rc = TS_ESPEAK;
+		snprintf(errbuf, errsz, "%s", init_err);
+	}
+out:
+	if (res_pipe[0] >= 0)
+		close(res_pipe[0]);
+	if (res_pipe[1] >= 0)
+		close(res_pipe[1]);
+	free(ws);
+	free(order);
+	free(done);
+	return rc;
+}

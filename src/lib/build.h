@@ -1,0 +1,90 @@
+/* build.h - turn chapters into audio files: the per-chapter pipeline and
+ * the pool of worker processes that runs it.
+ *
+ * eSpeak NG keeps process-wide state, so each worker is a process with
+ * its own eSpeak.  The parent hands out chapters, longest first, over
+ * pipes and collects results; a chapter's audio depends only on its text
+ * and the settings, so the output is byte-identical for any number of
+ * workers. */
+#ifndef TS_BUILD_H
+#define TS_BUILD_H
+
+#include "input.h"
+#include "segment.h"
+#include "synth.h"
+#include "voice.h"
+#include "write.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ts_chapter_result {
+	int status;             /* 0 or a negative code */
+	char errmsg[400];
+	uint64_t samples;       /* audio length */
+	size_t sentences;       /* sentences of the body */
+	size_t chars;           /* non-space characters spoken */
+} ts_chapter_result;
+
+/* Called now and then while a chapter is spoken. */
+typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
+
+/* Speak chapter ch with syn and voice v into the audio file path (written
+ * through a temporary name tagged owner_pid).  Fills res and returns
+ * res->status.  progress may be NULL. */
+int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
+                     const ts_format *fmt, const char *path, long owner_pid,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
+
+/* Text of a file as it will be spoken: each line cleaned (one output
+ * line per input line), or with sentences set, one chunk per line as it
+ * goes to eSpeak.  The file is checked like a book input first.  out
+ * receives the text; returns 0 or a negative code with the message in
+ * errbuf. */
+typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
+int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, char *errbuf,
+                   size_t errsz);
+
+/* What the pool tells its caller. */
+typedef enum ts_event_kind {
+	TS_EV_READY,      /* a worker started eSpeak; samples holds its sample rate */
+	TS_EV_STARTED,    /* a worker began chapter `chapter` */
+	TS_EV_PROGRESS,   /* chars_done / samples of a chapter being spoken */
+	TS_EV_DONE,       /* chapter finished (see results[chapter]) */
+} ts_event_kind;
+
+typedef struct ts_event {
+	ts_event_kind kind;
+	size_t chapter;
+	size_t chars_done;
+	uint64_t samples;
+} ts_event;
+
+typedef void (*ts_event_fn)(void *ud, const ts_event *ev);
+
+typedef struct ts_build_job {
+	const ts_book *book;
+	const ts_voice *voice;
+	double rate_factor;
+	const ts_format *format;
+	char *const *paths;     /* audio file path of each chapter */
+	int workers;            /* >= 1 */
+	long owner_pid;         /* tags temporary files */
+	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
+} ts_build_job;
+
+typedef struct ts_build_stats {
+	long worker_maxrss_kb;  /* largest peak resident size of a worker */
+	int sample_rate;
+	int wpm;
+} ts_build_stats;
+
+/* Build every chapter of job->book; results has one entry per chapter.
+ * Returns 0 when the pool ran (chapters may still have failed: see
+ * results), or a negative code when it could not start (errbuf says
+ * why) or was cancelled (TS_ECHILD). */
+int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
+                 ts_event_fn fn, void *ud, char *errbuf, size_t errsz);
+
+#endif

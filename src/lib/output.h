@@ -1,0 +1,52 @@
+/* output.h - the output folder: file names, manifest.json, playlist.m3u.
+ *
+ * Chapter files are NNN-<title slug>.<ext>.  A slug comes from text in
+ * the book, so it is made safe: no path separators, no control or
+ * invisible characters, no leading dots, at most TS_SLUG_MAX bytes, cut
+ * at a character boundary; spaces become '_'. */
+#ifndef TS_OUTPUT_H
+#define TS_OUTPUT_H
+
+#include "util.h"
+#include "voice.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TS_SLUG_MAX 80
+
+/* Write the slug of title into out (at least TS_SLUG_MAX + 1 bytes).
+ * An empty result becomes "chapter". */
+void ts_slug(const char *title, char *out);
+
+/* Append s as a JSON string literal (quoted, escaped) to b. */
+int ts_json_string(ts_buf *b, const char *s);
+
+/* What the manifest records of one chapter. */
+typedef struct ts_chapter_entry {
+	int index;
+	const char *title;
+	const char *source;
+	const char *audio;      /* file name inside the output folder */
+	double duration_s;
+	size_t sentences;
+	size_t chars;
+	int front_matter;
+} ts_chapter_entry;
+
+typedef struct ts_build_settings {
+	const ts_voice *voice;
+	int wpm;                /* eSpeak rate used */
+	double rate_factor;
+	int sample_rate;
+	const char *format;
+} ts_build_settings;
+
+/* Manifest text for a book; appended to b. */
+int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
+                const ts_chapter_entry *ch, size_t n);
+
+/* playlist.m3u text; appended to b. */
+int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, size_t n);
+
+#endif

@@ -1,0 +1,55 @@
+/* voice.h - voice presets: what eSpeak voice to use and how to pace it.
+ *
+ * A preset is a small text file, NAME.voice, in a voices directory:
+ *
+ *     # comment
+ *     description = Mandarin, male
+ *     espeak_voice = cmn-latn-pinyin
+ *     variant = f3
+ *     rate = 165
+ *     ...
+ *
+ * Unknown keys and bad values are errors that name the file and line. */
+#ifndef TS_VOICE_H
+#define TS_VOICE_H
+
+#include <stddef.h>
+
+typedef struct ts_voice {
+	char name[64];
+	char description[160];
+	char espeak_voice[64];
+	char variant[64];       /* eSpeak variant ("" for none) */
+	int rate;               /* eSpeak words per minute, 80-450 */
+	int pitch;              /* 0-100 */
+	int pitch_range;        /* 0-100 */
+	int clause_pause_ms;    /* between the chunks of a long sentence */
+	int sentence_pause_ms;
+	int paragraph_pause_ms;
+	int title_pause_ms;     /* after the spoken chapter title */
+	int lead_in_ms;         /* silence at the start of each chapter file */
+	int tail_ms;            /* silence at the end */
+} ts_voice;
+
+/* Fill v with the built-in defaults (the cmn preset's values). */
+void ts_voice_defaults(ts_voice *v);
+
+/* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO with a
+ * message (file:line: what) in err. */
+int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz);
+
+/* Find voice NAME in dir (dir/NAME.voice) and load it; NAME may also be a
+ * path to a preset file.  Same returns as ts_voice_load(). */
+int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, size_t errsz);
+
+/* List the presets in dir: fills *names with a sorted array of n names
+ * (the caller frees each and the array).  Returns n or a negative code. */
+int ts_voice_list(const char *dir, char ***names);
+
+/* Find the voices directory: explicit (if non-NULL), $TINGSHU_VOICES,
+ * then beside the executable (../share/tingshu/voices, then voices/ in a
+ * build tree), then the install path compiled in.  Writes it to out and
+ * returns 0, or TS_ENOENT. */
+int ts_voices_dir(const char *explicit_dir, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,211 @@
+/* write.c - audio writers and atomic files (see write.h).
+ *
+ * All formats go through libsndfile; its errors are translated here
+ * with sf_strerror()'s text. */
+#include "write.h"
+
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ts_writer {
+	const ts_format *fmt;
+	char *path;     /* final name */
+	char *tmp;      /* name while writing */
+	SNDFILE *sf;
+	int sf_format;
+	char errmsg[512];
+};
+
+static int sf_open_fmt(ts_writer *w, int rate)
+{
+	SF_INFO info = {.samplerate = rate, .channels = 1, .format = w->sf_format};
+	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
+	if (!w->sf) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path, sf_strerror(NULL));
+		return TS_EAUDIO;
+	}
+	return 0;
+}
+
+static int wav_open(ts_writer *w, int rate)
+{
+	w->sf_format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+	return sf_open_fmt(w, rate);
+}
+
+static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
+{
+	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
+	if (done != (sf_count_t)n) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path, sf_strerror(w->sf));
+		return TS_EAUDIO;
+	}
+	return 0;
+}
+
+static int sf_close_fmt(ts_writer *w)
+{
+	int rc = sf_close(w->sf);
+	w->sf = NULL;
+	if (rc) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot finish: %s", w->path,
+		         sf_error_number(rc));
+		return TS_EAUDIO;
+	}
+	return 0;
+}
+
+static const ts_format formats[] = {
+    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt},
+};
+
+const ts_format *ts_format_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+const char *ts_format_names(void) { return "wav"; }
+
+/* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
+static char *temp_name(const char *path, long pid)
+{
+	ts_buf b = {0};
+	const char *slash = strrchr(path, '/');
+	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path, slash + 1, pid)
+	               : ts_buf_printf(&b, ".%s.part-%ld", path, pid);
+	if (rc) {
+		ts_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, long owner_pid,
+                          int *err, char *errbuf, size_t errsz)
+{
+	ts_writer *w = calloc(1, sizeof *w);
+	if (!w || !(w->path = ts_strdup(path)) || !(w->tmp = temp_name(path, owner_pid))) {
+		if (w) {
+			free(w->path);
+			free(w);
+		}
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		return NULL;
+	}
+	w->fmt = fmt;
+	int rc = fmt->open(w, rate);
+	if (rc) {
+		*err = rc;
+		snprintf(errbuf, errsz, "%s", w->errmsg);
+		unlink(w->tmp);
+		free(w->path);
+		free(w->tmp);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int ts_writer_write(ts_writer *w, const int16_t *s, size_t n)
+{
+	return n ? w->fmt->write(w, s, n) : 0;
+}
+
+const char *ts_writer_errmsg(const ts_writer *w) { return w->errmsg; }
+
+static void writer_free(ts_writer *w)
+{
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+int ts_writer_commit(ts_writer *w, char *errbuf, size_t errsz)
+{
+	int rc = w->fmt->close(w);
+	if (!rc && rename(w->tmp, w->path) != 0) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot rename into place: %s", w->path,
+		         strerror(errno));
+		rc = TS_EIO;
+	}
+	if (rc) {
+		snprintf(errbuf, errsz, "%s", w->errmsg);
+		unlink(w->tmp);
+	}
+	writer_free(w);
+	return rc;
+}
+
+void ts_writer_abort(ts_writer *w)
+{
+	if (!w)
+		return;
+	if (w->sf)
+		sf_close(w->sf);
+	unlink(w->tmp);
+	writer_free(w);
+}
+
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
+                       char *errbuf, size_t errsz)
+{
+	char *tmp = temp_name(path, owner_pid);
+	if (!tmp) {
+		snprintf(errbuf, errsz, "out of memory");
+		return TS_ENOMEM;
+	}
+	int rc = 0;
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(errbuf, errsz, "%s: cannot write: %s", path, strerror(errno));
+		free(tmp);
+		return TS_EIO;
+	}
+	if (fwrite(data, 1, len, f) != len)
+		rc = TS_EIO;
+	if (fclose(f) != 0)
+		rc = TS_EIO;
+	if (rc)
+		snprintf(errbuf, errsz, "%s: write failed: %s", path, strerror(errno));
+	else if (rename(tmp, path) != 0) {
+		snprintf(errbuf, errsz, "%s: cannot rename into place: %s", path, strerror(errno));
+		rc = TS_EIO;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+void ts_writer_sweep(const char *dir, long pid)
+{
+	char suffix[32];
+	snprintf(suffix, sizeof suffix, ".part-%ld", pid);
+	size_t sl = strlen(suffix);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	ts_buf p = {0};
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' || l <= sl || strcmp(e->d_name + l - sl, suffix) != 0)
+			continue;
+		ts_buf_clear(&p);
+		if (ts_buf_printf(&p, "%s/%s", dir, e->d_name) == 0)
+			unlink(p.data);
+	}
+	ts_buf_free(&p);
+	closedir(d);
+}
