@@ -141,7 +141,9 @@ static size_t trim_span(const char *s, size_t len, size_t *start)
 	return b - a;
 }
 
-int ts_heading(const char *line, size_t len, char *out, size_t outsz)
+/* 0: not a heading; 1: a chapter heading; 2: a volume heading (卷 部 篇),
+ * which may stand directly before the first chapter of the volume. */
+static int heading_kind(const char *line, size_t len, char *out, size_t outsz)
 {
 	size_t a;
 	len = trim_span(line, len, &a);
@@ -164,7 +166,7 @@ int ts_heading(const char *line, size_t len, char *out, size_t outsz)
 		if (k > 0 && in_list(c, prose_marks))
 			prose = 1;
 	}
-	int ok = 0;
+	int ok = 0, volume = 0;
 	if (len - i > 3 && memcmp(s + i, "第", 3) == 0) {
 		size_t j = i + 3, digits = 0;
 		while (j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
@@ -174,6 +176,7 @@ int ts_heading(const char *line, size_t len, char *out, size_t outsz)
 		}
 		if (digits > 0 && digits <= 12 && j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
 		    in_list(c, units)) {
+			volume = c == 0x5377 || c == 0x90E8 || c == 0x7BC7; /* 卷 部 篇 */
 			j += (size_t)k;
 			if (j == len)
 				ok = 1;
@@ -220,7 +223,12 @@ int ts_heading(const char *line, size_t len, char *out, size_t outsz)
 	}
 	if (outsz)
 		out[o < outsz ? o : outsz - 1] = '\0';
-	return 1;
+	return volume ? 2 : 1;
+}
+
+int ts_heading(const char *line, size_t len, char *out, size_t outsz)
+{
+	return heading_kind(line, len, out, outsz) != 0;
 }
 
 /* ---- natural order ----------------------------------------------- */
@@ -277,6 +285,7 @@ typedef struct scan {
 	const char *source;
 	/* chapter being built */
 	int have;            /* a chapter is open */
+	int volume;          /* the open chapter's heading is a volume's */
 	char title[HEAD_BYTES * 5];
 	int front;
 	long body_start, body_line;
@@ -312,7 +321,7 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 {
 	ts_book *b = sc->b;
 	if (chars == 0 && !front) {
-		diag(b, 0, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line, title);
+		diag(b, 0, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line - 1, title);
 		return 0;
 	}
 	if (b->n == b->cap) {
@@ -332,6 +341,11 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 		chapter_clear(c);
 		return TS_ENOMEM;
 	}
+	/* Titles go into file names, the manifest and the playlist: no
+	 * control characters (a file name may hold any). */
+	for (char *t = c->title; *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7F)
+			*t = ' ';
 	c->title_spoken = has_han(title);
 	c->front_matter = front;
 	c->start = start;
@@ -398,7 +412,7 @@ static void open_chapter(scan *sc, const char *title, const line_info *li, long 
 static int on_line(scan *sc, const line_info *li, long lineno)
 {
 	char head[HEAD_BYTES * 2];
-	int rc;
+	int rc, kind;
 	if (!sc->mode_book) {
 		/* In a chapter file only a first-line heading counts: it names
 		 * the chapter. */
@@ -407,11 +421,11 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			open_chapter(sc, head, li, lineno);
 			return 0;
 		}
-	} else if (li->complete && ts_heading(li->head, li->head_len, head, sizeof head)) {
+	} else if (li->complete && (kind = heading_kind(li->head, li->head_len, head, sizeof head))) {
 		if (sc->have && sc->front) {
 			if ((rc = close_front(sc)))
 				return rc;
-		} else if (sc->have && sc->body_chars == 0) {
+		} else if (sc->have && sc->body_chars == 0 && sc->volume) {
 			/* A heading straight after another (a volume, then its
 			 * first chapter) joins the next one's title instead of
 			 * making an empty chapter. */
@@ -428,6 +442,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		} else {
 			open_chapter(sc, head, li, lineno);
 		}
+		sc->volume = kind == 2;
 		return 0;
 	}
 	if (!sc->have) {
