@@ -56,6 +56,18 @@ static int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* Report getopt's '?' (unknown option) or ':' (missing value). */
+static int bad_option(const char *cmd, char **argv, int c)
+{
+	char name[64];
+	const char *arg = argv[optind - 1];
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+	else
+		snprintf(name, sizeof name, "-%c", optopt);
+	return usage_error(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", name);
+}
+
 static void on_diag(void *ud, int level, const char *text)
 {
 	(void)ud;
@@ -155,11 +167,11 @@ static int cmd_voices(int argc, char **argv)
 	    {"voices-dir", required_argument, 0, 'V'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
 	const char *vdir = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'V': vdir = optarg; break;
 		case 'h': fputs(voices_help, stdout); return EXIT_OK;
-		default: return usage_error("voices", "invalid option");
+		default: return bad_option("voices", argv, c);
 		}
 	}
 	if (optind < argc)
@@ -206,11 +218,11 @@ static int cmd_text(int argc, char **argv)
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int sentences = 0, c;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': sentences = 1; break;
 		case 'h': fputs(text_help, stdout); return EXIT_OK;
-		default: return usage_error("text", "invalid option");
+		default: return bad_option("text", argv, c);
 		}
 	}
 	if (optind >= argc)
@@ -400,7 +412,7 @@ static int cmd_build(int argc, char **argv)
 	double rate = 1.0;
 	int force = 0, dry = 0, c;
 	char *end;
-	while ((c = getopt_long(argc, argv, "o:j:qvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:j:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'j':
@@ -427,7 +439,7 @@ static int cmd_build(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(build_help, stdout); return EXIT_OK;
-		default: return usage_error("build", "invalid option");
+		default: return bad_option("build", argv, c);
 		}
 	}
 	if (optind >= argc)

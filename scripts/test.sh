@@ -1,0 +1,17 @@
+#!/bin/sh
+# Set up, build, and run the whole test suite twice: a normal build (with
+# the valgrind end-to-end test) and an AddressSanitizer/UBSan build.
+# Usage: scripts/test.sh
+set -eu
+cd "$(dirname "$0")/.."
+sh scripts/setup-debian.sh --test
+jobs=$(nproc)
+
+cmake -S . -B build -DTINGSHU_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+cmake -S . -B build-asan -DTINGSHU_SANITIZE=ON -DTINGSHU_WERROR=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --test-dir build-asan --output-on-failure -j"$jobs"
