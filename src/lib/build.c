@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -272,6 +273,7 @@ typedef struct msg {
 	int worker;
 	int chapter;
 	int rate, wpm;
+	long maxrss_kb;         /* peak memory of the process that spoke the chapter */
 	size_t chars_done;
 	uint64_t samples;
 	ts_chapter_result res;
@@ -349,11 +351,42 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		m.type = MSG_STARTED, m.worker = id, m.chapter = idx;
 		write_all(res_fd, &m, sizeof m);
 		m.type = MSG_DONE;
-		ts_speak_chapter(syn, job->voice, ch, job->format, job->paths[idx], job->owner_pid, &m.res,
-		                 worker_progress, &ctx);
-		m.samples = m.res.samples;
-		if (write_all(res_fd, &m, sizeof m))
-			break;
+		/* eSpeak carries state from one text to the next (pitch
+		 * flutter, filters), so a chapter would sound slightly
+		 * different depending on what the worker spoke before.  Each
+		 * chapter is spoken in a fork of the freshly started worker:
+		 * the same eSpeak state every time, whatever -j is. */
+		pid_t pid = fork();
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			ts_speak_chapter(syn, job->voice, ch, job->format, job->paths[idx],
+			                 job->owner_pid, &m.res, worker_progress, &ctx);
+			m.samples = m.res.samples;
+			struct rusage ru;
+			if (getrusage(RUSAGE_SELF, &ru) == 0)
+				m.maxrss_kb = ru.ru_maxrss;
+			write_all(res_fd, &m, sizeof m);
+			/* No ts_synth_free(): eSpeak's terminate joins a thread
+			 * that exists only in the worker, not in this fork. */
+			_exit(0);
+		}
+		int st = 0;
+		if (pid > 0)
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			m.res.status = TS_ECHILD;
+			if (pid < 0)
+				snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s: cannot start a process: %s",
+				         ch->display, strerror(errno));
+			else
+				snprintf(m.res.errmsg, sizeof m.res.errmsg,
+				         "%s: the process speaking chapter \"%s\" died (%s %d)", ch->display,
+				         ch->title, WIFSIGNALED(st) ? "signal" : "exit status",
+				         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			if (write_all(res_fd, &m, sizeof m))
+				break;
+		}
 	}
 out:
 	ts_synth_free(syn);
@@ -437,10 +470,14 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 			 * stops at once on an interrupt. */
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			close(cmd[1]);
 			close(res_pipe[0]);
 			for (int j = 0; j < i; j++)
 				close(ws[j].cmd_fd);
+			free(ws);
+			free(order);
+			free(done);
 			worker_main(job, i, cmd[0], res_pipe[1]);
 			_exit(0);
 		}
@@ -488,6 +525,8 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 			}
 			continue;
 		case MSG_DONE:
+			if (m.maxrss_kb > stats->worker_maxrss_kb)
+				stats->worker_maxrss_kb = m.maxrss_kb;
 			if (m.chapter >= 0 && (size_t)m.chapter < n) {
 				results[m.chapter] = m.res;
 				done[m.chapter] = 1;

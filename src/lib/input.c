@@ -288,7 +288,8 @@ typedef struct scan {
 	int volume;          /* the open chapter's heading is a volume's */
 	char title[HEAD_BYTES * 5];
 	int front;
-	long body_start, body_line;
+	long body_start;
+	long title_line;     /* line of the heading, or of the first text line */
 	long body_end;
 	size_t body_chars;
 	char pending_title[HEAD_BYTES * 5]; /* heading with no body yet (a volume) */
@@ -321,7 +322,7 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 {
 	ts_book *b = sc->b;
 	if (chars == 0 && !front) {
-		diag(b, 0, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line - 1, title);
+		diag(b, 0, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line, title);
 		return 0;
 	}
 	if (b->n == b->cap) {
@@ -362,7 +363,7 @@ static int close_chapter(scan *sc)
 	if (!sc->have)
 		return 0;
 	sc->have = 0;
-	return push_chapter(sc, sc->title, sc->front, sc->body_start, sc->body_end, sc->body_line,
+	return push_chapter(sc, sc->title, sc->front, sc->body_start, sc->body_end, sc->title_line,
 	                    sc->body_chars);
 }
 
@@ -390,7 +391,6 @@ static int close_front(scan *sc)
 		strip_book_title(sc->first_line);
 		snprintf(sc->title, sizeof sc->title, "%s", sc->first_line);
 		sc->body_start = sc->first_line_next;
-		sc->body_line++;
 		sc->body_chars -= sc->first_line_chars;
 		if (sc->body_end < sc->body_start)
 			sc->body_end = sc->body_start;
@@ -405,7 +405,7 @@ static void open_chapter(scan *sc, const char *title, const line_info *li, long 
 	sc->have = 1;
 	sc->front = 0;
 	sc->body_start = sc->body_end = li->next;
-	sc->body_line = lineno + 1;
+	sc->title_line = lineno;
 	sc->body_chars = 0;
 }
 
@@ -453,7 +453,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		sc->have = 1;
 		sc->front = sc->mode_book;
 		sc->body_start = li->start;
-		sc->body_line = lineno;
+		sc->title_line = lineno;
 		sc->body_chars = 0;
 		snprintf(sc->title, sizeof sc->title, "%s", sc->stem);
 		if (sc->mode_book && li->complete && li->chars <= 50) {

@@ -24,7 +24,7 @@ typedef struct ts_chapter {
 	int title_spoken;   /* the title has Chinese text worth speaking */
 	int front_matter;   /* text before the first heading of a book */
 	long start, end;    /* byte range of the body in source */
-	long line;          /* line number of the body's first line */
+	long line;          /* line of the heading, or of the first line of text */
 	size_t chars;       /* non-space characters of the body (for ETA) */
 } ts_chapter;
 

@@ -1,0 +1,236 @@
+#!/bin/bash
+# e2e_bad_*: bad input and bad settings.  One case per test:
+#   bash bad_input.sh TINGSHU SRC WAVINFO SCRATCH CASE
+# Every case checks the exit code, a message on stderr that names the
+# culprit, that nothing appears in the output folder under a final name for
+# what was bad, and that no temporary files remain.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+CASE=${E2E_ARGS[0]:-}
+[ -n "$CASE" ] || e2e_die "no case given"
+
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+# Can we run a program as an unprivileged user (needed as root, where file
+# permissions do not apply)?  The scratch folder must be reachable by it.
+chmod a+rx "$SCRATCH"
+umask 022
+can_drop_root() {
+	[ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+		"${NOBODY[@]}" test -x "$TINGSHU" 2>/dev/null &&
+		"${NOBODY[@]}" test -x "$SCRATCH" 2>/dev/null
+}
+
+# no_audio DIR LABEL: no audio file (and no temporary file) in DIR.
+no_audio() {
+	local dir=$1 label=$2 found
+	[ -d "$dir" ] || return 0
+	found=$(find "$dir" -mindepth 1 \( -name '*.wav' -o -name '*.flac' -o -name '*.mp3' \
+		-o -name '*.opus' -o -name '*.ogg' \) -printf '%f ')
+	[ -z "$found" ] || fail "$label: audio files in $dir: $found"
+	no_temp_files "$dir" "$label"
+}
+
+good_chapter() { write_chapter "$1" 2; }
+
+case "$CASE" in
+missing)
+	run 1 build "$TINGSHU" build -q -o out nosuch-chapter.txt
+	err_has missing nosuch-chapter.txt
+	no_audio out missing
+	[ -e out/manifest.json ] && fail "missing: a manifest was written for nothing"
+	;;
+
+empty_dir)
+	mkdir chapters
+	echo 'not a chapter' >chapters/notes.md
+	run 1 build "$TINGSHU" build -q -o out chapters
+	err_has empty_dir chapters
+	no_audio out empty_dir
+	[ -e out/manifest.json ] && fail "empty_dir: a manifest was written for nothing"
+	;;
+
+unreadable)
+	echo '第一章 秘密' >secret.txt
+	good_chapter body.txt
+	cat body.txt >>secret.txt
+	chmod 000 secret.txt
+	if [ "$(id -u)" -eq 0 ]; then
+		can_drop_root || e2e_skip "running as root without a working setpriv: cannot make an unreadable file"
+		mkdir out && chmod 777 out
+		"${NOBODY[@]}" test -r secret.txt && e2e_skip "user 65534 can read a chmod 000 file"
+		run 1 build "${NOBODY[@]}" "$TINGSHU" build -q -o out/book secret.txt
+	else
+		[ -r secret.txt ] && e2e_skip "a chmod 000 file is still readable here"
+		run 1 build "$TINGSHU" build -q -o out/book secret.txt
+	fi
+	err_has unreadable secret.txt
+	grep -qi 'permission' "$RUN_ERR" || fail "unreadable: the message does not say why (permission)"
+	no_audio out/book unreadable
+	;;
+
+invalid_utf8)
+	# Line 3 is GBK: 你好世界 = C4E3 BAC3 CAC0 BDE7.
+	{
+		printf '第一章 乱码\n'
+		printf '这一行是正常的文字。\n'
+		printf '\xc4\xe3\xba\xc3\xca\xc0\xbd\xe7\xa1\xa3\n'
+		printf '这一行又是正常的。\n'
+	} >gbk.txt
+	run 1 build "$TINGSHU" build -q -o out gbk.txt
+	err_has invalid_utf8 gbk.txt
+	grep -qE 'gbk\.txt:3([^0-9]|$)|line 3([^0-9]|$)' "$RUN_ERR" ||
+		{ fail "invalid_utf8: the message does not give the line (3)"; show_err; }
+	grep -qi 'utf-\?8' "$RUN_ERR" || fail "invalid_utf8: the message does not say UTF-8"
+	no_audio out invalid_utf8
+	;;
+
+binary)
+	{
+		printf '第一章 二进制\n你好'
+		printf '\0\0\0\x01\x02\x03\xff\xfe\0'
+		printf '世界。\n'
+	} >data.txt
+	run 1 build "$TINGSHU" build -q -o out data.txt
+	err_has binary data.txt
+	no_audio out binary
+	;;
+
+empty_chapter)
+	mkdir chapters
+	good_chapter chapters/01.txt
+	: >chapters/02.txt
+	run 0 build "$TINGSHU" build -j2 -o out chapters
+	err_has empty_chapter 02.txt
+	grep -qi 'warn' "$RUN_ERR" || { fail "empty_chapter: no warning on stderr"; show_err; }
+	need_jq
+	jq -e '.chapters | length == 1' out/manifest.json >/dev/null 2>&1 ||
+		fail "empty_chapter: manifest should list 1 chapter: $(jq -c '[.chapters[].source]' out/manifest.json 2>&1)"
+	jq -e '.chapters[0].source | endswith("01.txt")' out/manifest.json >/dev/null 2>&1 ||
+		fail "empty_chapter: the chapter built is not 01.txt"
+	n=$(find out -name '*.wav' | wc -l)
+	[ "$n" -eq 1 ] || fail "empty_chapter: $n audio files, expected 1"
+	[ -n "$(find out -name '*-02.*')" ] && fail "empty_chapter: a file was made for the empty chapter"
+	no_temp_files out empty_chapter
+	;;
+
+unwritable_output)
+	good_chapter ch.txt
+	echo 'I am a file' >plain.txt
+	run any under_file "$TINGSHU" build -q -o plain.txt/out ch.txt
+	[ "$RC" -ne 0 ] || fail "unwritable_output: -o under a regular file exited 0"
+	[ "$RC" -eq 1 ] || [ "$RC" -eq 2 ] || fail "unwritable_output: exit code $RC (expected 1 or 2)"
+	err_has unwritable_output plain.txt/out
+	[ "$(cat plain.txt)" = 'I am a file' ] || fail "unwritable_output: plain.txt was changed"
+	no_temp_files . unwritable_output
+	# A read-only folder (as root only for an unprivileged user).
+	mkdir ro && chmod 555 ro
+	if [ "$(id -u)" -eq 0 ]; then
+		if can_drop_root; then
+			run any readonly "${NOBODY[@]}" "$TINGSHU" build -q -o ro/out ch.txt
+		else
+			echo "note: running as root without setpriv: read-only folder case not checked"
+			RC=skip
+		fi
+	else
+		run any readonly "$TINGSHU" build -q -o ro/out ch.txt
+	fi
+	if [ "$RC" != skip ]; then
+		[ "$RC" -ne 0 ] || fail "unwritable_output: a read-only parent folder exited 0"
+		[ "$RC" -eq 1 ] || [ "$RC" -eq 2 ] || fail "unwritable_output: exit code $RC (expected 1 or 2)"
+		err_has readonly ro/out
+		[ -z "$(ls -A ro)" ] || fail "unwritable_output: ro/ is not empty: $(ls -A ro)"
+	fi
+	# The folder itself read-only.
+	mkdir ro2 && chmod 555 ro2
+	if [ "$RC" != skip ]; then
+		if [ "$(id -u)" -eq 0 ]; then
+			run any readonly2 "${NOBODY[@]}" "$TINGSHU" build -q -o ro2 ch.txt
+		else
+			run any readonly2 "$TINGSHU" build -q -o ro2 ch.txt
+		fi
+		[ "$RC" -ne 0 ] || fail "unwritable_output: a read-only output folder exited 0"
+		err_has readonly2 ro2
+		[ -z "$(ls -A ro2)" ] || fail "unwritable_output: ro2/ is not empty: $(ls -A ro2)"
+	fi
+	chmod 755 ro ro2
+	;;
+
+unknown_voice)
+	good_chapter ch.txt
+	run 2 build "$TINGSHU" build -q --voice nosuch -o out ch.txt
+	err_has unknown_voice nosuch "tingshu voices"
+	no_audio out unknown_voice
+	[ -e out/manifest.json ] && fail "unknown_voice: a manifest was written"
+	;;
+
+unknown_option)
+	good_chapter ch.txt
+	run 2 build "$TINGSHU" build -q --frobnicate -o out ch.txt
+	err_has unknown_option frobnicate
+	[ -s "$RUN_OUT" ] && fail "unknown_option: printed to stdout: $(head -c 200 "$RUN_OUT")"
+	no_audio out unknown_option
+	[ -e out ] && fail "unknown_option: the output folder was made"
+	run 2 cmd "$TINGSHU" frobnicate
+	err_has unknown_command frobnicate
+	;;
+
+bad_chapter_in_dir)
+	mkdir chapters
+	good_chapter chapters/01.txt
+	printf '坏的一章\n\xc4\xe3\xba\xc3\xca\xc0\xbd\xe7\n' >chapters/02.txt
+	good_chapter chapters/03.txt
+	run 1 build "$TINGSHU" build -q -j2 -o out chapters
+	err_has bad_chapter_in_dir 02.txt
+	need_jq
+	jq -e . out/manifest.json >/dev/null 2>&1 || e2e_die "bad_chapter_in_dir: no valid manifest for the good chapters"
+	mapfile -t src < <(jq -r '.chapters[].source' out/manifest.json)
+	[ "${#src[@]}" -eq 2 ] || fail "bad_chapter_in_dir: manifest lists ${#src[@]} chapters, expected 2: ${src[*]}"
+	case "${src[0]:-}" in *01.txt) ;; *) fail "bad_chapter_in_dir: first chapter is '${src[0]:-}', expected 01.txt" ;; esac
+	case "${src[1]:-}" in *03.txt) ;; *) fail "bad_chapter_in_dir: second chapter is '${src[1]:-}', expected 03.txt" ;; esac
+	mapfile -t audio < <(jq -r '.chapters[].audio' out/manifest.json)
+	for a in "${audio[@]}"; do
+		[ -f "out/$a" ] || { fail "bad_chapter_in_dir: $a missing"; continue; }
+		check_wav "out/$a" "" "bad_chapter_in_dir $a"
+	done
+	n=$(find out -name '*.wav' | wc -l)
+	[ "$n" -eq 2 ] || fail "bad_chapter_in_dir: $n audio files, expected 2"
+	[ -n "$(find out -name '*-02.*')" ] && fail "bad_chapter_in_dir: a file was made for the bad chapter 02.txt"
+	grep -q '02' <(grep -v '^#' out/playlist.m3u | grep -v -- '-0[13]\.') &&
+		fail "bad_chapter_in_dir: the playlist lists the bad chapter"
+	no_temp_files out bad_chapter_in_dir
+	;;
+
+existing_output)
+	need_jq
+	mkdir chapters
+	good_chapter chapters/01.txt
+	good_chapter chapters/02.txt
+	run 0 first "$TINGSHU" build -q -o out chapters || e2e_finish
+	cp -a out before
+	# Again without --force: refused, nothing touched.
+	rm chapters/02.txt
+	write_chapter chapters/01.txt 1
+	run 1 again "$TINGSHU" build -q -o out chapters
+	err_has existing_output --force out
+	diff -r before out >/dev/null || fail "existing_output: the refused build changed $(diff -rq before out | tr '\n' ' ')"
+	# With --force: replaced, and the old book's chapter 2 is gone.
+	run 0 force "$TINGSHU" build -q --force -o out chapters
+	jq -e '.chapters | length == 1' out/manifest.json >/dev/null ||
+		fail "existing_output: after --force the manifest lists $(jq '.chapters | length' out/manifest.json) chapters, expected 1"
+	cmp -s before/manifest.json out/manifest.json && fail "existing_output: --force did not replace the manifest"
+	mapfile -t audio < <(jq -r '.chapters[].audio' out/manifest.json)
+	for f in out/*.wav; do
+		b=$(basename "$f")
+		[ "$b" = "${audio[0]:-}" ] || fail "existing_output: $b of the old book is still in out/ after --force"
+	done
+	[ -f "out/${audio[0]:-none}" ] && check_wav "out/${audio[0]}" "" "existing_output"
+	no_temp_files out existing_output
+	;;
+
+*)
+	e2e_die "unknown case '$CASE'"
+	;;
+esac
+
+e2e_finish

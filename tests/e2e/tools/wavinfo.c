@@ -1,0 +1,140 @@
+/* wavinfo.c - print the properties of an audio file, one key=value a line,
+ * for the end-to-end tests:
+ *
+ *   rate=22050            sample rate in Hz
+ *   channels=1
+ *   frames=123456         sample frames
+ *   duration_s=5.598912   frames / rate
+ *   major=WAV             container (WAV, FLAC, OGG, MPEG, other)
+ *   subtype=PCM_16        sample encoding (PCM_16, PCM_24, FLOAT, VORBIS, ...)
+ *   peak=0.812345         largest |sample|, full scale = 1
+ *   peak_dbfs=-1.81
+ *   rms_dbfs=-21.34       RMS over every sample; -999 for digital silence
+ *   silence_max_frames=0  longest run of frames whose samples are all exactly 0
+ *   silence_max_s=0.000000
+ *
+ * Usage: wavinfo FILE.  Exit 0, or 1 (with a message on stderr) if the
+ * file cannot be opened or read as audio, 2 on a usage error. */
+#include <math.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *major_name(int format)
+{
+	switch (format & SF_FORMAT_TYPEMASK) {
+	case SF_FORMAT_WAV: return "WAV";
+	case SF_FORMAT_WAVEX: return "WAVEX";
+	case SF_FORMAT_FLAC: return "FLAC";
+	case SF_FORMAT_OGG: return "OGG";
+#ifdef SF_FORMAT_MPEG
+	case SF_FORMAT_MPEG: return "MPEG";
+#endif
+	case SF_FORMAT_AIFF: return "AIFF";
+	case SF_FORMAT_RAW: return "RAW";
+	default: return "other";
+	}
+}
+
+static const char *subtype_name(int format)
+{
+	switch (format & SF_FORMAT_SUBMASK) {
+	case SF_FORMAT_PCM_S8: return "PCM_S8";
+	case SF_FORMAT_PCM_U8: return "PCM_U8";
+	case SF_FORMAT_PCM_16: return "PCM_16";
+	case SF_FORMAT_PCM_24: return "PCM_24";
+	case SF_FORMAT_PCM_32: return "PCM_32";
+	case SF_FORMAT_FLOAT: return "FLOAT";
+	case SF_FORMAT_DOUBLE: return "DOUBLE";
+	case SF_FORMAT_VORBIS: return "VORBIS";
+#ifdef SF_FORMAT_OPUS
+	case SF_FORMAT_OPUS: return "OPUS";
+#endif
+#ifdef SF_FORMAT_MPEG_LAYER_III
+	case SF_FORMAT_MPEG_LAYER_III: return "MPEG_LAYER_III";
+#endif
+	default: return "other";
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: wavinfo FILE\n");
+		return 2;
+	}
+	SF_INFO info = {0};
+	SNDFILE *sf = sf_open(argv[1], SFM_READ, &info);
+	if (!sf) {
+		fprintf(stderr, "wavinfo: %s: %s\n", argv[1], sf_strerror(NULL));
+		return 1;
+	}
+	if (info.channels < 1 || info.samplerate < 1) {
+		fprintf(stderr, "wavinfo: %s: bad header (%d channels, %d Hz)\n", argv[1],
+		        info.channels, info.samplerate);
+		sf_close(sf);
+		return 1;
+	}
+	enum { CHUNK = 4096 };
+	int ch = info.channels;
+	double *buf = malloc(sizeof *buf * (size_t)CHUNK * (size_t)ch);
+	if (!buf) {
+		fprintf(stderr, "wavinfo: out of memory\n");
+		sf_close(sf);
+		return 1;
+	}
+	double peak = 0, sumsq = 0;
+	long long frames = 0, run = 0, longest = 0;
+	sf_count_t k;
+	while ((k = sf_readf_double(sf, buf, CHUNK)) > 0) {
+		for (sf_count_t i = 0; i < k; i++) {
+			int zero = 1;
+			for (int c = 0; c < ch; c++) {
+				double x = buf[i * ch + c];
+				double a = fabs(x);
+				if (a > peak)
+					peak = a;
+				sumsq += x * x;
+				if (x != 0.0)
+					zero = 0;
+			}
+			if (zero) {
+				if (++run > longest)
+					longest = run;
+			} else {
+				run = 0;
+			}
+		}
+		frames += k;
+	}
+	int err = sf_error(sf);
+	if (err != SF_ERR_NO_ERROR) {
+		fprintf(stderr, "wavinfo: %s: read error: %s\n", argv[1], sf_error_number(err));
+		free(buf);
+		sf_close(sf);
+		return 1;
+	}
+	if (info.frames >= 0 && frames != (long long)info.frames) {
+		fprintf(stderr, "wavinfo: %s: header says %lld frames, read %lld\n", argv[1],
+		        (long long)info.frames, frames);
+		free(buf);
+		sf_close(sf);
+		return 1;
+	}
+	double n = (double)frames * ch;
+	double rms = n > 0 ? sqrt(sumsq / n) : 0;
+	printf("rate=%d\n", info.samplerate);
+	printf("channels=%d\n", ch);
+	printf("frames=%lld\n", frames);
+	printf("duration_s=%.6f\n", (double)frames / info.samplerate);
+	printf("major=%s\n", major_name(info.format));
+	printf("subtype=%s\n", subtype_name(info.format));
+	printf("peak=%.6f\n", peak);
+	printf("peak_dbfs=%.2f\n", peak > 0 ? 20 * log10(peak) : -999.0);
+	printf("rms_dbfs=%.2f\n", rms > 0 ? 20 * log10(rms) : -999.0);
+	printf("silence_max_frames=%lld\n", longest);
+	printf("silence_max_s=%.6f\n", (double)longest / info.samplerate);
+	free(buf);
+	sf_close(sf);
+	return 0;
+}
