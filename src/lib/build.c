@@ -10,8 +10,8 @@
  * workers never interleave. */
 #include "build.h"
 
-#include "clean.h"
 #include "finish.h"
+#include "frontend.h"
 #include "util.h"
 
 #include <errno.h>
@@ -31,7 +31,6 @@ typedef struct chapter_run {
 	ts_finisher *fin;
 	ts_writer *w;
 	ts_samples pcm;
-	ts_buf text;            /* NUL-terminated chunk for eSpeak */
 	ts_break next_brk;      /* break forced before the next chunk */
 	ts_chapter_result *res;
 	size_t chars_done;
@@ -97,9 +96,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
 {
 	int rc = 0;
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
-	ts_segmenter *seg = NULL;
+	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
-	ts_cleaner cl;
 	memset(res, 0, sizeof *res);
 
 	r.w = ts_writer_open(fmt, path, ts_synth_rate(syn), owner_pid, &rc, res->errmsg,
@@ -107,8 +105,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
 	if (!r.w)
 		goto out;
 	r.fin = ts_finish_new(ts_synth_rate(syn), v, sink_writer, r.w);
-	seg = ts_segmenter_new(on_chunk, &r);
-	if (!r.fin || !seg) {
+	fe = ts_frontend_new(on_chunk, NULL, &r);
+	if (!r.fin || !fe) {
 		rc = TS_ENOMEM;
 		goto out;
 	}
@@ -126,26 +124,14 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
 	const char *piece;
 	size_t len;
 	int line_end, got;
-	ts_clean_begin(&cl);
-	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
-		ts_buf_clear(&r.text);
-		if ((rc = ts_clean_piece(&cl, piece, len, &r.text)))
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
 			goto out;
-		if ((rc = ts_segmenter_feed(seg, r.text.data ? r.text.data : "", r.text.len)))
-			goto out;
-		if (line_end) {
-			if ((rc = ts_segmenter_end_paragraph(seg)))
-				goto out;
-			ts_clean_begin(&cl);
-		}
-	}
 	if (got < 0) {
 		rc = got;
 		snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
 		goto out;
 	}
-	if ((rc = ts_segmenter_end_paragraph(seg)))
-		goto out;
 	if (res->chars == 0 && !ch->title_spoken) {
 		rc = TS_EEMPTY;
 		snprintf(res->errmsg, sizeof res->errmsg, "%s:%ld: chapter \"%s\" has nothing to speak",
@@ -165,10 +151,9 @@ out:
 	res->status = rc;
 	ts_writer_abort(r.w);
 	ts_reader_free(rd);
-	ts_segmenter_free(seg);
+	ts_frontend_free(fe);
 	ts_finish_free(r.fin);
 	ts_samples_free(&r.pcm);
-	ts_buf_free(&r.text);
 	return rc;
 }
 
@@ -177,7 +162,6 @@ out:
 typedef struct text_run {
 	ts_write_fn out;
 	void *ud;
-	int first_in_line;
 } text_run;
 
 static int on_text_chunk(void *ud, const ts_chunk *c)
@@ -185,6 +169,13 @@ static int on_text_chunk(void *ud, const ts_chunk *c)
 	text_run *t = ud;
 	int rc = t->out(t->ud, c->text, c->len);
 	return rc ? rc : t->out(t->ud, "\n", 1);
+}
+
+static int on_text_line(void *ud, const char *s, size_t n, int line_end)
+{
+	text_run *t = ud;
+	int rc = t->out(t->ud, s, n);
+	return rc || !line_end ? rc : t->out(t->ud, "\n", 1);
 }
 
 static void no_diag(void *ud, int level, const char *msg)
@@ -197,9 +188,8 @@ int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, c
 {
 	int rc;
 	text_run t = {.out = out, .ud = ud};
-	ts_buf line = {0};
 	ts_reader *rd = NULL;
-	ts_segmenter *seg = NULL;
+	ts_frontend *fe = NULL;
 	/* Check the file as an input would be, then read all of it. */
 	ts_book *b = ts_book_new(no_diag, NULL);
 	if (!b)
@@ -225,41 +215,24 @@ int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, c
 	fclose(f);
 	ts_chapter whole = {.source = (char *)src, .display = (char *)path, .start = start, .end = size};
 	rd = ts_reader_open(&whole, &rc);
-	seg = ts_segmenter_new(on_text_chunk, &t);
-	if (!rd || !seg) {
+	fe = sentences ? ts_frontend_new(on_text_chunk, NULL, &t) : ts_frontend_new(NULL, on_text_line, &t);
+	if (!rd || !fe) {
 		rc = rd ? TS_ENOMEM : rc;
 		snprintf(errbuf, errsz, "%s: %s", path, ts_strerror(rc));
 		goto out;
 	}
-	ts_cleaner cl;
-	ts_clean_begin(&cl);
 	const char *piece;
 	size_t len;
 	int line_end, got;
-	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
-		ts_buf_clear(&line);
-		if ((rc = ts_clean_piece(&cl, piece, len, &line)))
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
 			goto out;
-		if (sentences)
-			rc = ts_segmenter_feed(seg, line.data ? line.data : "", line.len);
-		else
-			rc = out(ud, line.data ? line.data : "", line.len);
-		if (rc)
-			goto out;
-		if (line_end) {
-			rc = sentences ? ts_segmenter_end_paragraph(seg) : out(ud, "\n", 1);
-			if (rc)
-				goto out;
-			ts_clean_begin(&cl);
-		}
-	}
 	rc = got < 0 ? got : 0;
 	if (rc)
 		snprintf(errbuf, errsz, "%s: read error", path);
 out:
-	ts_segmenter_free(seg);
+	ts_frontend_free(fe);
 	ts_reader_free(rd);
-	ts_buf_free(&line);
 	ts_book_free(b);
 	return rc;
 }
