@@ -3,6 +3,7 @@
  * (0 success, 1 some input failed, 2 usage error). */
 #include "build.h"
 #include "input.h"
+#include "lang.h"
 #include "output.h"
 #include "util.h"
 #include "voice.h"
@@ -135,11 +136,15 @@ static const char build_help[] =
 static const char text_help[] =
     "Usage: tingshu text [OPTIONS] FILE...\n"
     "Print the text as it will be spoken, to check a book before a long build:\n"
-    "one output line per input line.  FILE may be - for standard input.\n"
+    "one output line per input line, after cleaning and normalization (numbers\n"
+    "as words, lookalike characters repaired).  FILE may be - for standard input.\n"
     "\n"
     "Options:\n"
-    "      --sentences   one line per chunk sent to the synthesizer instead\n"
-    "  -h, --help        show this help\n";
+    "      --sentences        one line per chunk sent to the synthesizer instead\n"
+    "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
+    "      --voices-dir DIR   where to find voice presets\n"
+    "  -q, --quiet            no warnings\n"
+    "  -h, --help             show this help\n";
 
 static const char voices_help[] =
     "Usage: tingshu voices [--voices-dir DIR]\n"
@@ -204,6 +209,42 @@ static int cmd_voices(int argc, char **argv)
 	return rc;
 }
 
+/* Find the voices directory, the voice preset and its language data.
+ * Returns 0, or prints why and returns -1.  *lang is freed by the caller. */
+static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, ts_lang **lang)
+{
+	char vdir[PATH_MAX], err[1024];
+	if (find_voices_dir(vdir_opt, vdir, sizeof vdir))
+		return -1;
+	if (ts_voice_find(voice, vdir, name, err, sizeof err)) {
+		msg("error", "%s", err);
+		return -1;
+	}
+	if (!voice->language[0] || strchr(voice->language, '/') || voice->language[0] == '.') {
+		msg("error", "voice %s: language \"%s\" must be the name of a directory beside the presets",
+		    voice->name, voice->language);
+		return -1;
+	}
+	/* The data sits beside the preset; a preset copied elsewhere (a
+	 * --voices-dir of the user's, or --voice PATH) uses the shipped data. */
+	char dir[PATH_MAX + 64], shipped[PATH_MAX];
+	const char *slash = strrchr(name, '/');
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s/%s", (int)(slash - name), name, voice->language);
+	else
+		snprintf(dir, sizeof dir, "%s/%s", vdir, voice->language);
+	struct stat st;
+	if (stat(dir, &st) != 0 && ts_voices_dir(NULL, shipped, sizeof shipped) == 0)
+		snprintf(dir, sizeof dir, "%s/%s", shipped, voice->language);
+	int rc;
+	*lang = ts_lang_load(dir, &rc, err, sizeof err);
+	if (!*lang) {
+		msg("error", "voice %s: cannot load its language data: %s", voice->name, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- text ----------------------------------------------------------- */
 
 static int write_stdout(void *ud, const char *s, size_t n)
@@ -215,26 +256,41 @@ static int write_stdout(void *ud, const char *s, size_t n)
 static int cmd_text(int argc, char **argv)
 {
 	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
+	                                     {"voice", required_argument, 0, 'V'},
+	                                     {"voices-dir", required_argument, 0, 'D'},
+	                                     {"quiet", no_argument, 0, 'q'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int sentences = 0, c;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	const char *voice_name = "cmn", *vdir_opt = NULL;
+	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': sentences = 1; break;
+		case 'V': voice_name = optarg; break;
+		case 'D': vdir_opt = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'h': fputs(text_help, stdout); return EXIT_OK;
 		default: return bad_option("text", argv, c);
 		}
 	}
 	if (optind >= argc)
 		return usage_error("text", "no FILE given");
+	ts_voice voice;
+	ts_lang *lang = NULL;
+	if (load_voice(vdir_opt, voice_name, &voice, &lang))
+		return EXIT_USAGE;
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
-		char err[1024] = "";
-		if (ts_spoken_text(argv[i], sentences, write_stdout, NULL, err, sizeof err)) {
+		char err[1024] = "", warn[1024] = "";
+		if (ts_spoken_text(argv[i], lang, sentences, write_stdout, NULL, err, sizeof err, warn,
+		                   sizeof warn)) {
 			msg("error", "%s", err[0] ? err : argv[i]);
 			rc = EXIT_FAILED;
 		}
+		if (warn[0] && !quiet)
+			msg("warning", "%s", warn);
 	}
+	ts_lang_free(lang);
 	if (fflush(stdout) != 0) {
 		msg("error", "cannot write to standard output: %s", strerror(errno));
 		rc = EXIT_FAILED;
@@ -450,20 +506,17 @@ static int cmd_build(int argc, char **argv)
 	if (!fmt)
 		return usage_error("build", "unknown format '%s' (known: %s)", format_name,
 		                   ts_format_names());
-	char vdir[PATH_MAX];
-	if (find_voices_dir(vdir_opt, vdir, sizeof vdir))
-		return EXIT_USAGE;
 	ts_voice voice;
+	ts_lang *lang = NULL;
 	char err[1024];
-	if (ts_voice_find(&voice, vdir, voice_name, err, sizeof err)) {
-		msg("error", "%s", err);
+	if (load_voice(vdir_opt, voice_name, &voice, &lang))
 		return EXIT_USAGE;
-	}
 
 	int status = EXIT_OK;
 	ts_book *book = ts_book_new(on_diag, NULL);
 	if (!book) {
 		msg("error", "out of memory");
+		ts_lang_free(lang);
 		return EXIT_FAILED;
 	}
 	for (int i = optind; i < argc; i++)
@@ -549,6 +602,7 @@ static int cmd_build(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	ts_build_job job = {.book = book,
 	                    .voice = &voice,
+	                    .lang = lang,
 	                    .rate_factor = rate,
 	                    .format = fmt,
 	                    .paths = paths,
@@ -578,6 +632,8 @@ static int cmd_build(int argc, char **argv)
 	double total = 0;
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter *ch = ts_book_chapter(book, i);
+		if (results[i].warning[0] && !quiet)
+			msg("warning", "%s", results[i].warning);
 		if (results[i].status) {
 			msg("error", "%s", results[i].errmsg);
 			status = EXIT_FAILED;
@@ -635,6 +691,7 @@ out:
 	free(prog.partial_samples);
 	ts_buf_free(&text);
 	ts_book_free(book);
+	ts_lang_free(lang);
 	return status;
 }
 

@@ -37,6 +37,7 @@ typedef struct chapter_run {
 	size_t since_report;
 	ts_chapter_progress_fn progress;
 	void *ud;
+	int in_title;           /* the title is being spoken: not counted */
 } chapter_run;
 
 static int sink_writer(void *ud, const int16_t *s, size_t n)
@@ -75,7 +76,7 @@ static int on_chunk(void *ud, const ts_chunk *c)
 {
 	chapter_run *r = ud;
 	int rc = speak(r, c->text, c->brk);
-	if (rc)
+	if (rc || r->in_title)
 		return rc;
 	size_t k = count_nonspace(c->text, c->len);
 	r->res->chars += k;
@@ -90,7 +91,7 @@ static int on_chunk(void *ud, const ts_chunk *c)
 	return 0;
 }
 
-int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
+int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const char *path, long owner_pid,
                      ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud)
 {
@@ -105,14 +106,17 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
 	if (!r.w)
 		goto out;
 	r.fin = ts_finish_new(ts_synth_rate(syn), v, sink_writer, r.w);
-	fe = ts_frontend_new(on_chunk, NULL, &r);
+	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
 	if (!r.fin || !fe) {
 		rc = TS_ENOMEM;
 		goto out;
 	}
 	if (ch->title_spoken) {
-		if ((rc = speak(&r, ch->title, TS_BREAK_NONE)))
+		/* The title goes through the same front end (第3章 -> 第三章). */
+		r.in_title = 1;
+		if ((rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
 			goto out;
+		r.in_title = 0;
 		r.next_brk = TS_BREAK_TITLE;
 	}
 	rd = ts_reader_open(ch, &rc);
@@ -132,6 +136,12 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
 		snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
 		goto out;
 	}
+	ts_buf warn = {0};
+	if (ts_frontend_unreadable(fe, &warn) > 0)
+		snprintf(res->warning, sizeof res->warning,
+		         "%s: chapter \"%s\": characters the voice cannot read: %s", ch->display,
+		         ch->title, warn.data);
+	ts_buf_free(&warn);
 	if (res->chars == 0 && !ch->title_spoken) {
 		rc = TS_EEMPTY;
 		snprintf(res->errmsg, sizeof res->errmsg, "%s:%ld: chapter \"%s\" has nothing to speak",
@@ -183,8 +193,8 @@ static void no_diag(void *ud, int level, const char *msg)
 	(void)ud, (void)level, (void)msg;
 }
 
-int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, char *errbuf,
-                   size_t errsz)
+int ts_spoken_text(const char *path, const ts_lang *lang, int sentences, ts_write_fn out,
+                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz)
 {
 	int rc;
 	text_run t = {.out = out, .ud = ud};
@@ -215,7 +225,9 @@ int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, c
 	fclose(f);
 	ts_chapter whole = {.source = (char *)src, .display = (char *)path, .start = start, .end = size};
 	rd = ts_reader_open(&whole, &rc);
-	fe = sentences ? ts_frontend_new(on_text_chunk, NULL, &t) : ts_frontend_new(NULL, on_text_line, &t);
+	warnbuf[0] = '\0';
+	fe = sentences ? ts_frontend_new(lang, on_text_chunk, NULL, &t)
+	               : ts_frontend_new(lang, NULL, on_text_line, &t);
 	if (!rd || !fe) {
 		rc = rd ? TS_ENOMEM : rc;
 		snprintf(errbuf, errsz, "%s: %s", path, ts_strerror(rc));
@@ -230,6 +242,10 @@ int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, c
 	rc = got < 0 ? got : 0;
 	if (rc)
 		snprintf(errbuf, errsz, "%s: read error", path);
+	ts_buf warn = {0};
+	if (ts_frontend_unreadable(fe, &warn) > 0)
+		snprintf(warnbuf, warnsz, "%s: characters the voice cannot read: %s", path, warn.data);
+	ts_buf_free(&warn);
 out:
 	ts_frontend_free(fe);
 	ts_reader_free(rd);
@@ -332,7 +348,7 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		pid_t pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			ts_speak_chapter(syn, job->voice, ch, job->format, job->paths[idx],
+			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, job->paths[idx],
 			                 job->owner_pid, &m.res, worker_progress, &ctx);
 			m.samples = m.res.samples;
 			struct rusage ru;

@@ -10,6 +10,7 @@
 #define TS_BUILD_H
 
 #include "input.h"
+#include "lang.h"
 #include "segment.h"
 #include "synth.h"
 #include "voice.h"
@@ -25,26 +26,28 @@ typedef struct ts_chapter_result {
 	uint64_t samples;       /* audio length */
 	size_t sentences;       /* sentences of the body */
 	size_t chars;           /* non-space characters spoken */
+	char warning[400];      /* e.g. characters the voice cannot read; "" if none */
 } ts_chapter_result;
 
 /* Called now and then while a chapter is spoken. */
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
 
-/* Speak chapter ch with syn and voice v into the audio file path (written
- * through a temporary name tagged owner_pid).  Fills res and returns
- * res->status.  progress may be NULL. */
-int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_chapter *ch,
+/* Speak chapter ch with syn, voice v and language data lang into the
+ * audio file path (written through a temporary name tagged owner_pid).
+ * Fills res and returns res->status.  progress may be NULL. */
+int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const char *path, long owner_pid,
                      ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
 
-/* Text of a file as it will be spoken: each line cleaned (one output
- * line per input line), or with sentences set, one chunk per line as it
- * goes to eSpeak.  The file is checked like a book input first.  out
- * receives the text; returns 0 or a negative code with the message in
- * errbuf. */
+/* Text of a file as it will be spoken: each line cleaned and normalized
+ * (one output line per input line), or with sentences set, one chunk per
+ * line as it goes to eSpeak.  The file is checked like a book input
+ * first.  out receives the text; returns 0 or a negative code with the
+ * message in errbuf.  A warning (characters the voice cannot read) is
+ * written to warnbuf, "" if none. */
 typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
-int ts_spoken_text(const char *path, int sentences, ts_write_fn out, void *ud, char *errbuf,
-                   size_t errsz);
+int ts_spoken_text(const char *path, const ts_lang *lang, int sentences, ts_write_fn out,
+                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz);
 
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {
@@ -66,6 +69,7 @@ typedef void (*ts_event_fn)(void *ud, const ts_event *ev);
 typedef struct ts_build_job {
 	const ts_book *book;
 	const ts_voice *voice;
+	const ts_lang *lang;    /* language data (may be NULL) */
 	double rate_factor;
 	const ts_format *format;
 	char *const *paths;     /* audio file path of each chapter */

@@ -1,5 +1,5 @@
-/* frontend.h - the text front end: clean -> segment on the pieces of
- * lines that a ts_reader gives.  Pure text processing, so it can be
+/* frontend.h - the text front end: clean -> normalize -> segment on the
+ * pieces of lines that a ts_reader gives.  Pure text processing, so it can be
  * tested (and `tingshu text` can show its result) without any audio.
  *
  * Both `build` and `text` go through here, so what `text` prints is
@@ -7,7 +7,9 @@
 #ifndef TS_FRONTEND_H
 #define TS_FRONTEND_H
 
+#include "lang.h"
 #include "segment.h"
+#include "util.h"
 
 #include <stddef.h>
 
@@ -17,15 +19,21 @@ typedef int (*ts_text_fn)(void *ud, const char *s, size_t n, int line_end);
 
 typedef struct ts_frontend ts_frontend;
 
-/* New front end.  on_chunk (may be NULL) receives the chunks to speak;
- * on_text (may be NULL) the processed text line by line.  NULL when out
- * of memory; free with ts_frontend_free(). */
-ts_frontend *ts_frontend_new(ts_chunk_fn on_chunk, ts_text_fn on_text, void *ud);
+/* New front end reading lang's tables (may be NULL).  on_chunk (may be
+ * NULL) receives the chunks to speak; on_text (may be NULL) the processed
+ * text line by line.  NULL when out of memory; free with
+ * ts_frontend_free(). */
+ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_fn on_text,
+                             void *ud);
 void ts_frontend_free(ts_frontend *f);
 
 /* Process a piece of a line (valid UTF-8, no newline); line_end is set
  * when the piece ends its line.  Returns 0 or the first negative code a
  * callback returned (or TS_ENOMEM). */
 int ts_frontend_feed(ts_frontend *f, const char *text, size_t len, int line_end);
+
+/* Characters the voice cannot read seen so far: appends a summary to out
+ * and returns their number; the count then starts again from zero. */
+size_t ts_frontend_unreadable(ts_frontend *f, ts_buf *out);
 
 #endif

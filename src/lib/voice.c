@@ -22,6 +22,7 @@ void ts_voice_defaults(ts_voice *v)
 	snprintf(v->name, sizeof v->name, "cmn");
 	snprintf(v->description, sizeof v->description, "Mandarin Chinese");
 	snprintf(v->espeak_voice, sizeof v->espeak_voice, "cmn-latn-pinyin");
+	snprintf(v->language, sizeof v->language, "zh");
 	v->rate = 175;
 	v->pitch = 50;
 	v->pitch_range = 50;
@@ -57,6 +58,7 @@ static const struct {
     {"description", offsetof(ts_voice, description), sizeof(((ts_voice *)0)->description)},
     {"espeak_voice", offsetof(ts_voice, espeak_voice), sizeof(((ts_voice *)0)->espeak_voice)},
     {"variant", offsetof(ts_voice, variant), sizeof(((ts_voice *)0)->variant)},
+    {"language", offsetof(ts_voice, language), sizeof(((ts_voice *)0)->language)},
 };
 
 static char *trim(char *s)

@@ -1,0 +1,25 @@
+/* lang.h - the language data a voice reads, loaded at run time from a
+ * data directory under voices/ (for Chinese: voices/zh/).
+ *
+ * lookalikes.tsv: "variant<TAB>standard" a line, # comments: characters
+ * that corrupted web text uses in place of common ones (CJK Extension A
+ * lookalikes such as 䦤 for 道), replaced before anything else reads the
+ * text.  C code only interprets the tables; the tables are data. */
+#ifndef TS_LANG_H
+#define TS_LANG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ts_lang ts_lang;
+
+/* Load the data in dir.  Returns NULL with *err set and a message (file
+ * and line) in errbuf on failure.  Free with ts_lang_free(). */
+ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz);
+void ts_lang_free(ts_lang *l);
+
+/* The standard character for a lookalike, or 0 when cp is not one. */
+uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp);
+size_t ts_lang_lookalike_count(const ts_lang *l);
+
+#endif
