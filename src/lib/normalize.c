@@ -21,6 +21,7 @@
 #include <string.h>
 
 #define HOLD_MAX 64          /* longest number-like tail held for the next piece */
+#define CONTEXT 16           /* characters of context kept on each side of a cut */
 #define MAX_COUNTED 64       /* distinct unreadable characters remembered */
 #define MAX_CARDINAL 16      /* longer digit strings are read digit by digit */
 
@@ -32,6 +33,9 @@ typedef struct counted {
 struct ts_normalizer {
 	const ts_lang *lang;
 	ts_buf hold;             /* tail of the previous piece, not yet read */
+	uint32_t left[CONTEXT];  /* what came before it, for look-behind only */
+	size_t nleft;
+	size_t hold_counted;     /* held characters already counted as unreadable */
 	ts_buf in;               /* hold + piece */
 	uint32_t *c;             /* decoded code points */
 	size_t cap;
@@ -127,6 +131,19 @@ static const unit operators[] = {
     {"＝", "等于"}, {"≈", "约等于"}, {"≠", "不等于"}, {"≥", "大于等于"}, {"≤", "小于等于"},
     {">", "大于"}, {"<", "小于"},   {"＞", "大于"},   {"＜", "小于"},     {"*", "乘以"},
 };
+
+/* Symbols on their own (not part of a number expression), which eSpeak
+ * would otherwise name in English ("slash", "tilde", "asterisk"). */
+static const unit symbols[] = {
+    {"&", "和"},  {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
+    {"%", "百分号"}, {"#", ""}, {"＃", ""},  {"*", ""},  {"＊", ""},  {"~", ""},  {"～", ""},
+    {"\\", ""}, {"|", ""},   {"^", ""},     {"_", ""},
+};
+
+/* After '/', these make it 每 (次/分, 元/斤); otherwise 或 (他/她). */
+static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "日", "周", "月", "年",
+                                        "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
+                                        "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
 
 /* ---- character classes ------------------------------------------- */
 
@@ -811,12 +828,13 @@ static size_t read_latin(const reader *r, size_t k)
 	return e;
 }
 
-static void normalize_codepoints(const uint32_t *c, size_t m, ts_buf *o)
+/* Read c[start, end); c[0, start) and c[end, m) are context only. */
+static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size_t end, ts_buf *o)
 {
 	reader r = {c, m, o};
 	char u[5];
-	size_t k = 0;
-	while (k < m) {
+	size_t k = start;
+	while (k < end) {
 		size_t next;
 		if (number_starts(c, m, k)) {
 			k = read_number(&r, k);
@@ -830,6 +848,17 @@ static void normalize_codepoints(const uint32_t *c, size_t m, ts_buf *o)
 			k = read_latin(&r, k);
 			continue;
 		}
+		if (c[k] == '/' || c[k] == 0xFF0F) {
+			put(o, k + 1 < m && match_list(c, m, k + 1, per_words) ? "每" : "或");
+			k++;
+			continue;
+		}
+		const unit *sym = match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0]);
+		if (sym) {
+			put(o, sym->word);
+			k += word_len(sym->sym);
+			continue;
+		}
 		ts_buf_append(o, u, (size_t)ts_utf8_encode(c[k], u));
 		k++;
 	}
@@ -841,7 +870,10 @@ static int numberish(uint32_t c)
 {
 	return is_digit(c) || is_latin(c) || c == '.' || c == ',' || is_colon(c) || c == '/' ||
 	       c == '%' || is_range_mark(c) || c == '+' || c == ' ' || c == '$' || c == 0xA5 ||
-	       c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0xFF05 || c == 0x2030 || c == 0xB1;
+	       c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0x2109 || c == 0xFF05 ||
+	       c == 0x2030 || c == 0xB1 || c == 0xB2 || c == 0xB3 || c == 0x20AC || c == 0xA3 ||
+	       c == 0xD7 || c == 0xF7 || c == '=' || c == '<' || c == '>' || c == 0x2265 ||
+	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
 }
 
 int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_end, ts_buf *out)
@@ -851,17 +883,19 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_
 	    ts_buf_append(&n->in, text, len))
 		return TS_ENOMEM;
 	ts_buf_clear(&n->hold);
-	if (n->in.len + 1 > n->cap) {
-		size_t cap = n->in.len + 64;
+	if (n->nleft + n->in.len + 1 > n->cap) {
+		size_t cap = n->nleft + n->in.len + 64;
 		uint32_t *p = realloc(n->c, cap * sizeof *p);
 		if (!p)
 			return TS_ENOMEM;
 		n->c = p;
 		n->cap = cap;
 	}
-	/* Decode, repairing lookalikes and setting aside what eSpeak misreads. */
+	/* The context before this piece, then the piece decoded, repairing
+	 * lookalikes and setting aside what eSpeak misreads. */
+	memcpy(n->c, n->left, n->nleft * sizeof *n->c);
+	size_t start = n->nleft, m = start;
 	const unsigned char *s = (const unsigned char *)n->in.data;
-	size_t m = 0;
 	for (size_t i = 0; i < n->in.len;) {
 		uint32_t cp;
 		int k = ts_utf8_decode(s + i, n->in.len - i, &cp);
@@ -873,28 +907,38 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_
 		uint32_t std = ts_lang_lookalike(n->lang, cp);
 		if (std)
 			cp = std;
-		else if (cp >= 0x3400 && cp <= 0x4DBF)
+		if (n->hold_counted > 0) {
+			n->hold_counted--; /* counted when it first arrived */
+		} else if (!std && cp >= 0x3400 && cp <= 0x4DBF) {
 			count_char(n, cp); /* kept: eSpeak may know it */
-		if (is_misread(cp)) {
+		} else if (is_misread(cp)) {
 			count_char(n, cp);
-			continue;
 		}
+		if (is_misread(cp))
+			continue;
 		if (cp >= 0xFF10 && cp <= 0xFF19)
 			cp = cp - 0xFF10 + '0'; /* full-width digits */
 		n->c[m++] = cp;
 	}
-	/* Hold back a trailing number-like run: the next piece may continue it. */
+	/* Unless the line ends here, keep the last characters for the next
+	 * piece: a number there may go on, or what follows it may decide how
+	 * it is read.  The cut never falls inside a number-like run. */
 	size_t cut = m;
 	if (!line_end) {
-		while (cut > 0 && m - cut < HOLD_MAX && numberish(n->c[cut - 1]))
+		cut = m > start + CONTEXT ? m - CONTEXT : start;
+		while (cut > start && m - cut < CONTEXT + HOLD_MAX && numberish(n->c[cut - 1]) &&
+		       numberish(n->c[cut]))
 			cut--;
-		if (m - cut >= HOLD_MAX)
-			cut = m;
 		char u[5];
 		for (size_t i = cut; i < m; i++)
 			if (ts_buf_append(&n->hold, u, (size_t)ts_utf8_encode(n->c[i], u)))
 				return TS_ENOMEM;
+		n->hold_counted = m - cut;
 	}
-	normalize_codepoints(n->c, cut, out);
+	normalize_codepoints(n->c, m, start, cut, out);
+	/* Look-behind context for the next piece. */
+	size_t keep = cut < CONTEXT ? cut : CONTEXT;
+	memmove(n->left, n->c + cut - keep, keep * sizeof *n->c);
+	n->nleft = line_end ? 0 : keep;
 	return 0;
 }

@@ -1,0 +1,152 @@
+/* test_normalize.c - numbers, symbols, lookalikes and acronyms.
+ *
+ * Usage: test_normalize LANG_DIR DATA_DIR CASE...  Each line of
+ * DATA_DIR/CASE.txt is normalized; CASE.ok holds "input<TAB>output" a
+ * line.  Also checked: feeding a line in pieces (cut anywhere between
+ * characters) gives the same text, and the cardinal reader against a
+ * table. */
+#include "check.h"
+#include "lang.h"
+#include "normalize.h"
+#include "util.h"
+
+static char *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *p = malloc((size_t)size + 1);
+	*n = fread(p, 1, (size_t)size, f);
+	p[*n] = '\0';
+	fclose(f);
+	return p;
+}
+
+/* Normalize one line, in pieces of `step` bytes (0: whole). */
+static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step, ts_buf *out)
+{
+	ts_normalizer *z = ts_normalizer_new(lang);
+	size_t i = 0;
+	do {
+		size_t k = step ? step : n - i;
+		if (i + k > n)
+			k = n - i;
+		while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+			k++;
+		CHECK(ts_normalize_piece(z, s + i, k, i + k == n, out) == 0);
+		i += k;
+	} while (i < n);
+	ts_normalizer_free(z);
+}
+
+static void run_case(const ts_lang *lang, const char *dir, const char *name)
+{
+	char path[1024], golden[1024];
+	snprintf(path, sizeof path, "%s/%s.txt", dir, name);
+	snprintf(golden, sizeof golden, "%s/%s.ok", dir, name);
+	size_t n;
+	char *text = read_file(path, &n);
+	if (!text) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		check_failures++;
+		return;
+	}
+	ts_buf out = {0};
+	for (char *line = text, *nl; line < text + n; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = text + n;
+		*nl = '\0';
+		ts_buf whole = {0};
+		normalize(lang, line, strlen(line), 0, &whole);
+		ts_buf_printf(&out, "%s\t%s\n", line, whole.data ? whole.data : "");
+		static const size_t steps[] = {1, 2, 3, 5, 8, 20, 31, 50};
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			ts_buf piece = {0};
+			normalize(lang, line, strlen(line), steps[i], &piece);
+			if (piece.len != whole.len || memcmp(piece.data, whole.data, whole.len) != 0) {
+				fprintf(stderr, "%s: \"%s\" in pieces of %zu gives \"%s\", whole gives \"%s\"\n",
+				        name, line, steps[i], piece.data ? piece.data : "",
+				        whole.data ? whole.data : "");
+				check_failures++;
+			}
+			ts_buf_free(&piece);
+		}
+		ts_buf_free(&whole);
+	}
+	check_golden(golden, out.data ? out.data : "", out.len);
+	ts_buf_free(&out);
+	free(text);
+}
+
+static void cardinal_is(const char *digits, const char *want)
+{
+	ts_buf b = {0};
+	ts_read_cardinal(digits, strlen(digits), &b);
+	if (!b.data || strcmp(b.data, want) != 0) {
+		fprintf(stderr, "cardinal %s = %s, want %s\n", digits, b.data ? b.data : "", want);
+		check_failures++;
+	}
+	ts_buf_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_normalize LANG_DIR DATA_DIR CASE...\n");
+		return 2;
+	}
+	cardinal_is("0", "零");
+	cardinal_is("7", "七");
+	cardinal_is("10", "十");
+	cardinal_is("11", "十一");
+	cardinal_is("20", "二十");
+	cardinal_is("100", "一百");
+	cardinal_is("110", "一百一十");
+	cardinal_is("1001", "一千零一");
+	cardinal_is("1010", "一千零一十");
+	cardinal_is("10010", "一万零一十");
+	cardinal_is("100000", "十万");
+	cardinal_is("150000", "十五万");
+	cardinal_is("1000001", "一百万零一");
+	cardinal_is("100000000", "一亿");
+	cardinal_is("100010000", "一亿零一万");
+	cardinal_is("120000000", "一亿二千万");
+	cardinal_is("1000000000000", "一万亿");
+	cardinal_is("0007", "七");
+
+	int err;
+	char msg[512];
+	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	if (!lang) {
+		fprintf(stderr, "%s\n", msg);
+		return 1;
+	}
+	CHECK(ts_lang_lookalike_count(lang) >= 373);
+	CHECK(ts_lang_lookalike(lang, 0x49A4 /* 䦤 */) == 0x9053 /* 道 */);
+	CHECK(ts_lang_lookalike(lang, 0x9053) == 0);
+
+	for (int i = 3; i < argc; i++)
+		run_case(lang, argv[2], argv[i]);
+
+	/* Unreadable characters are counted, and removed where eSpeak
+	 * would misread them. */
+	ts_normalizer *z = ts_normalizer_new(lang);
+	ts_buf out = {0}, sum = {0};
+	const char *s = "好𠀀𠀀あ㐀😀";
+	CHECK(ts_normalize_piece(z, s, strlen(s), 1, &out) == 0);
+	CHECK(strcmp(out.data, "好㐀") == 0);
+	CHECK(ts_normalizer_unreadable(z, &sum) == 5);
+	CHECK(strstr(sum.data, "U+20000) ×2") != NULL);
+	ts_normalizer_reset_counts(z);
+	ts_buf_clear(&sum);
+	CHECK(ts_normalizer_unreadable(z, &sum) == 0);
+	ts_normalizer_free(z);
+	ts_buf_free(&out);
+	ts_buf_free(&sum);
+	ts_lang_free(lang);
+	return check_done("test_normalize");
+}
