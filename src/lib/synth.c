@@ -16,14 +16,20 @@
 struct ts_synth {
 	int rate;
 	int wpm;
+	char voice[160];     /* eSpeak name of the main voice, with variant */
+	char latin[160];     /* voice for Latin-script words */
+	ts_buf ssml;
 	ts_samples *out;   /* where the callback appends; set during a call */
 	int oom;
 	char errmsg[512];
 };
 
-/* eSpeak is process-wide: this records that it is taken.  It is the one
- * piece of mutable static state in the library, forced by eSpeak's API. */
+/* eSpeak is process-wide: this records that it is taken, and that it was
+ * started once (eSpeak 1.51 hangs when started again after a terminate).
+ * The one piece of mutable static state in the library, forced by
+ * eSpeak's API. */
 static ts_synth *active;
+static int started;
 
 void ts_samples_free(ts_samples *s)
 {
@@ -67,11 +73,12 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *er
                        size_t errsz)
 {
 	espeak_ng_STATUS st;
-	if (active) {
+	if (active || started) {
 		*err = TS_EBUSY;
-		snprintf(errbuf, errsz, "eSpeak NG is already in use in this process");
+		snprintf(errbuf, errsz, "eSpeak NG can be started only once in a process");
 		return NULL;
 	}
+	started = 1;
 	ts_synth *s = calloc(1, sizeof *s);
 	if (!s) {
 		*err = TS_ENOMEM;
@@ -95,10 +102,14 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *er
 	}
 	espeak_SetSynthCallback(on_audio);
 	char name[160];
-	if (v->variant[0])
+	if (v->variant[0]) {
 		snprintf(name, sizeof name, "%s+%s", v->espeak_voice, v->variant);
-	else
+		snprintf(s->latin, sizeof s->latin, "%s+%s", v->latin_voice, v->variant);
+	} else {
 		snprintf(name, sizeof name, "%s", v->espeak_voice);
+		snprintf(s->latin, sizeof s->latin, "%s", v->latin_voice);
+	}
+	snprintf(s->voice, sizeof s->voice, "%s", name);
 	st = espeak_ng_SetVoiceByName(name);
 	if (st != ENS_OK) {
 		char what[200];
@@ -132,6 +143,7 @@ void ts_synth_free(ts_synth *s)
 	espeak_ng_Terminate();
 	if (active == s)
 		active = NULL;
+	ts_buf_free(&s->ssml);
 	free(s);
 }
 
@@ -139,15 +151,74 @@ int ts_synth_rate(const ts_synth *s) { return s->rate; }
 int ts_synth_wpm(const ts_synth *s) { return s->wpm; }
 const char *ts_synth_errmsg(const ts_synth *s) { return s->errmsg; }
 
+static int is_latin(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+/* Append s[0..n) to b with the XML specials escaped. */
+static int append_escaped(ts_buf *b, const char *s, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		switch (s[i]) {
+		case '&': rc = ts_buf_append(b, "&amp;", 5); break;
+		case '<': rc = ts_buf_append(b, "&lt;", 4); break;
+		case '>': rc = ts_buf_append(b, "&gt;", 4); break;
+		default: rc = ts_buf_putc(b, s[i]);
+		}
+	}
+	return rc;
+}
+
+/* Latin-script words go to the Latin voice: the Mandarin voice would read
+ * them as pinyin ("NBA" as a syllable).  eSpeak 1.51 does not switch back
+ * after a </voice> on its own, so every run names its voice. */
+int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_buf *b)
+{
+	const char *q = text;
+	while (*q && !is_latin((unsigned char)*q))
+		q++;
+	if (!*q)
+		return 0;
+	int rc = ts_buf_append(b, "<speak>", 7);
+	const char *p = text;
+	while (*p && !rc) {
+		int word = is_latin((unsigned char)*p);
+		const char *e = p;
+		if (word) {
+			/* Letters, and spaces, apostrophes or hyphens between letters. */
+			while (*e && (is_latin((unsigned char)*e) ||
+			              ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') &&
+			               is_latin((unsigned char)e[1]))))
+				e++;
+		} else {
+			while (*e && !is_latin((unsigned char)*e))
+				e++;
+		}
+		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
+		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));
+		rc = rc ? rc : ts_buf_append(b, "</voice>", 8);
+		p = e;
+	}
+	rc = rc ? rc : ts_buf_append(b, "</speak>", 8);
+	return rc ? rc : 1;
+}
+
 int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 {
 	out->len = 0;
 	s->out = out;
 	s->oom = 0;
+	unsigned flags = espeakCHARS_UTF8;
+	ts_buf_clear(&s->ssml);
+	int marked = ts_ssml_markup(text, s->voice, s->latin, &s->ssml);
+	if (marked < 0)
+		return marked;
+	if (marked) {
+		text = s->ssml.data;
+		flags |= espeakSSML;
+	}
 	espeak_ng_STATUS st = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-	                                           espeakCHARS_UTF8, NULL, NULL);
-	if (st == ENS_OK)
-		st = espeak_ng_Synchronize();
+	                                           flags, NULL, NULL);
+	/* Synchronous mode: every sample has reached on_audio by now. */
 	s->out = NULL;
 	if (s->oom)
 		return TS_ENOMEM;

@@ -1,11 +1,13 @@
 /* synth.h - speech synthesis with the eSpeak NG library.
  *
- * eSpeak NG keeps process-wide state, so a process has at most one
- * synthesizer at a time; parallelism is by worker processes.  Audio comes
+ * eSpeak NG keeps process-wide state, so a process has one synthesizer,
+ * started once (eSpeak 1.51 cannot be restarted after a terminate);
+ * parallelism is by worker processes.  Audio comes
  * back as 16-bit mono samples at ts_synth_rate(). */
 #ifndef TS_SYNTH_H
 #define TS_SYNTH_H
 
+#include "util.h"
 #include "voice.h"
 
 #include <stddef.h>
@@ -37,6 +39,11 @@ int ts_synth_wpm(const ts_synth *s);
 /* Speak text (UTF-8, NUL-terminated) and append the samples to out
  * (cleared first).  Returns 0, TS_ENOMEM or TS_ESPEAK. */
 int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out);
+
+/* If text has Latin-script words, append to out SSML that has eSpeak read
+ * them with the voice named latin and the rest with voice, and return 1;
+ * else return 0 and leave out alone.  Negative on out of memory. */
+int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_buf *out);
 
 /* eSpeak's message for the last error, or "". */
 const char *ts_synth_errmsg(const ts_synth *s);

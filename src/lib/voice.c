@@ -23,6 +23,7 @@ void ts_voice_defaults(ts_voice *v)
 	snprintf(v->description, sizeof v->description, "Mandarin Chinese");
 	snprintf(v->espeak_voice, sizeof v->espeak_voice, "cmn-latn-pinyin");
 	snprintf(v->language, sizeof v->language, "zh");
+	snprintf(v->latin_voice, sizeof v->latin_voice, "en");
 	v->rate = 175;
 	v->pitch = 50;
 	v->pitch_range = 50;
@@ -59,6 +60,7 @@ static const struct {
     {"espeak_voice", offsetof(ts_voice, espeak_voice), sizeof(((ts_voice *)0)->espeak_voice)},
     {"variant", offsetof(ts_voice, variant), sizeof(((ts_voice *)0)->variant)},
     {"language", offsetof(ts_voice, language), sizeof(((ts_voice *)0)->language)},
+    {"latin_voice", offsetof(ts_voice, latin_voice), sizeof(((ts_voice *)0)->latin_voice)},
 };
 
 static char *trim(char *s)

@@ -20,6 +20,7 @@ typedef struct ts_voice {
 	char description[160];
 	char espeak_voice[64];
 	char variant[64];       /* eSpeak variant ("" for none) */
+	char latin_voice[64];   /* eSpeak voice for Latin-script words ("en") */
 	char language[64];      /* language data directory beside the presets ("zh") */
 	int rate;               /* eSpeak words per minute, 80-450 */
 	int pitch;              /* 0-100 */
