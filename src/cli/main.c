@@ -2,6 +2,7 @@
  * the library together, reports diagnostics and decides the exit code
  * (0 success, 1 some input failed, 2 usage error). */
 #include "build.h"
+#include "encoding.h"
 #include "input.h"
 #include "lang.h"
 #include "output.h"
@@ -106,10 +107,12 @@ static const char build_help[] =
     "Usage: tingshu build [OPTIONS] INPUT...\n"
     "Make an audiobook: one audio file per chapter, a manifest and a playlist.\n"
     "\n"
-    "INPUT is a UTF-8 .txt file (one chapter, or a whole book that is split at its\n"
+    "INPUT is a .txt file (one chapter, or a whole book that is split at its\n"
     "chapter headings: 第N章/回/节/卷/集/部, 楔子, 序章, 尾声, 番外 ...), a directory of\n"
     ".txt files (each a chapter, in natural order: 2 before 10), or - for standard\n"
     "input.  Text before the first heading of a book becomes its front matter.\n"
+    "Text may be UTF-8, UTF-16 with a byte-order mark, GB18030/GBK/GB2312 or Big5;\n"
+    "the encoding is detected.\n"
     "\n"
     "Options:\n"
     "  -o, --output DIR     output folder (default: out); made if missing\n"
@@ -120,6 +123,8 @@ static const char build_help[] =
     "      --rate X         speed factor applied to the preset's rate, 0.5-2.5\n"
     "                       (default: 1; 1.25 is a quarter faster)\n"
     "      --format FMT     audio format: wav (default)\n"
+    "      --encoding NAME  read the input in this encoding instead of detecting it\n"
+    "                       (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
     "      --force          replace an audiobook already in the output folder\n"
     "      --dry-run        list the chapters that would be built, build nothing\n"
     "  -q, --quiet          no progress, no summary, no warnings\n"
@@ -141,6 +146,8 @@ static const char text_help[] =
     "\n"
     "Options:\n"
     "      --sentences        one line per chunk sent to the synthesizer instead\n"
+    "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
+    "                         (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
     "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
     "      --voices-dir DIR   where to find voice presets\n"
     "  -q, --quiet            no warnings\n"
@@ -245,6 +252,17 @@ static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, t
 	return 0;
 }
 
+/* --encoding NAME: 0, or a usage error for a name iconv does not know. */
+static int check_encoding(const char *cmd, const char *name)
+{
+	if (ts_encoding_known(name))
+		return 0;
+	return usage_error(cmd,
+	                   "unknown encoding '%s' (for example UTF-8, GB18030, BIG5, UTF-16LE; "
+	                   "'iconv -l' lists all)",
+	                   name);
+}
+
 /* ---- text ----------------------------------------------------------- */
 
 static int write_stdout(void *ud, const char *s, size_t n)
@@ -256,19 +274,25 @@ static int write_stdout(void *ud, const char *s, size_t n)
 static int cmd_text(int argc, char **argv)
 {
 	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
+	                                     {"encoding", required_argument, 0, 'E'},
 	                                     {"voice", required_argument, 0, 'V'},
 	                                     {"voices-dir", required_argument, 0, 'D'},
 	                                     {"quiet", no_argument, 0, 'q'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int sentences = 0, c;
-	const char *voice_name = "cmn", *vdir_opt = NULL;
+	const char *voice_name = "cmn", *vdir_opt = NULL, *encoding = NULL;
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': sentences = 1; break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'E':
+			if (check_encoding("text", optarg))
+				return EXIT_USAGE;
+			encoding = optarg;
+			break;
 		case 'h': fputs(text_help, stdout); return EXIT_OK;
 		default: return bad_option("text", argv, c);
 		}
@@ -282,8 +306,8 @@ static int cmd_text(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		char err[1024] = "", warn[1024] = "";
-		if (ts_spoken_text(argv[i], lang, sentences, write_stdout, NULL, err, sizeof err, warn,
-		                   sizeof warn)) {
+		if (ts_spoken_text(argv[i], encoding, lang, sentences, write_stdout, NULL, err, sizeof err,
+		                   warn, sizeof warn)) {
 			msg("error", "%s", err[0] ? err : argv[i]);
 			rc = EXIT_FAILED;
 		}
@@ -462,8 +486,10 @@ static int cmd_build(int argc, char **argv)
 	    {"rate", required_argument, 0, 'r'},    {"format", required_argument, 0, 'f'},
 	    {"force", no_argument, 0, 'F'},         {"dry-run", no_argument, 0, 'n'},
 	    {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
-	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
+	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	double rate = 1.0;
 	int force = 0, dry = 0, c;
@@ -490,6 +516,11 @@ static int cmd_build(int argc, char **argv)
 				                   optarg);
 			break;
 		case 'f': format_name = optarg; break;
+		case 'E':
+			if (check_encoding("build", optarg))
+				return EXIT_USAGE;
+			encoding = optarg;
+			break;
 		case 'F': force = 1; break;
 		case 'n': dry = 1; break;
 		case 'q': quiet = 1; break;
@@ -517,6 +548,11 @@ static int cmd_build(int argc, char **argv)
 	if (!book) {
 		msg("error", "out of memory");
 		ts_lang_free(lang);
+		return EXIT_FAILED;
+	}
+	if (ts_book_set_encoding(book, encoding)) {
+		msg("error", "out of memory");
+		ts_book_free(book);
 		return EXIT_FAILED;
 	}
 	for (int i = optind; i < argc; i++)

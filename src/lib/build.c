@@ -193,8 +193,9 @@ static void no_diag(void *ud, int level, const char *msg)
 	(void)ud, (void)level, (void)msg;
 }
 
-int ts_spoken_text(const char *path, const ts_lang *lang, int sentences, ts_write_fn out,
-                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz)
+int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, int sentences,
+                   ts_write_fn out, void *ud, char *errbuf, size_t errsz, char *warnbuf,
+                   size_t warnsz)
 {
 	int rc;
 	text_run t = {.out = out, .ud = ud};
@@ -205,12 +206,19 @@ int ts_spoken_text(const char *path, const ts_lang *lang, int sentences, ts_writ
 	if (!b)
 		return TS_ENOMEM;
 	const char *src = path;
+	if ((rc = ts_book_set_encoding(b, encoding))) {
+		snprintf(errbuf, errsz, "%s: unknown encoding", encoding);
+		goto out;
+	}
 	if ((rc = ts_book_add(b, path))) {
 		snprintf(errbuf, errsz, "%s", ts_book_errmsg(b));
 		goto out;
 	}
+	/* stdin was spooled, and text not in UTF-8 decoded: read the copy. */
 	if (ts_book_count(b) > 0)
-		src = ts_book_chapter(b, 0)->source; /* stdin was spooled */
+		src = ts_book_chapter(b, 0)->source;
+	else if (ts_book_text_path(b))
+		src = ts_book_text_path(b);
 	FILE *f = fopen(src, "rb");
 	if (!f) {
 		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));

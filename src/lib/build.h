@@ -41,13 +41,15 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 
 /* Text of a file as it will be spoken: each line cleaned and normalized
  * (one output line per input line), or with sentences set, one chunk per
- * line as it goes to eSpeak.  The file is checked like a book input
- * first.  out receives the text; returns 0 or a negative code with the
- * message in errbuf.  A warning (characters the voice cannot read) is
- * written to warnbuf, "" if none. */
+ * line as it goes to eSpeak.  The file is checked and decoded like a book
+ * input first, in encoding (an iconv name), or in the encoding detected
+ * when encoding is NULL.  out receives the text; returns 0 or a negative
+ * code with the message in errbuf.  A warning (characters the voice
+ * cannot read) is written to warnbuf, "" if none. */
 typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
-int ts_spoken_text(const char *path, const ts_lang *lang, int sentences, ts_write_fn out,
-                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz);
+int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, int sentences,
+                   ts_write_fn out, void *ud, char *errbuf, size_t errsz, char *warnbuf,
+                   size_t warnsz);
 
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {

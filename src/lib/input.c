@@ -1,10 +1,14 @@
-/* input.c - book discovery, chapter splitting and the chapter reader.
+/* input.c - book discovery, decoding to UTF-8, chapter splitting and
+ * the chapter reader.
  *
  * Files are scanned once, in 64 KB blocks, so memory does not depend on
  * file or line length: for each line we keep only its offsets, whether it
- * is blank, and its first bytes for heading detection. */
+ * is blank, and its first bytes for heading detection.  A file that turns
+ * out not to be UTF-8 is decoded into a temporary UTF-8 file (also in
+ * blocks) and that is scanned instead; see scan_file() for the policy. */
 #include "input.h"
 
+#include "encoding.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -18,6 +22,7 @@
 #define SCAN_BLOCK 65536
 #define HEAD_BYTES 256   /* a heading is shorter than this */
 #define PIECE_MAX 16384
+#define SAMPLE_MAX (256 * 1024) /* what encoding detection reads of a file */
 
 struct ts_book {
 	ts_chapter *ch;
@@ -26,9 +31,11 @@ struct ts_book {
 	char errmsg[1024];
 	ts_diag_fn diag;
 	void *ud;
-	char **temps;        /* temporary files made for stdin */
+	char **temps;        /* temporary files made for stdin and decoded text */
 	size_t ntemps;
 	pid_t owner;
+	char *encoding;      /* given with ts_book_set_encoding(), or NULL to detect */
+	char *text_path;     /* UTF-8 text of the last file scanned */
 };
 
 static void diag(ts_book *b, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -78,10 +85,25 @@ void ts_book_free(ts_book *b)
 	}
 	free(b->temps);
 	free(b->title);
+	free(b->encoding);
+	free(b->text_path);
 	free(b);
 }
 
+int ts_book_set_encoding(ts_book *b, const char *name)
+{
+	char *copy = NULL;
+	if (name && !ts_encoding_known(name))
+		return TS_EINVAL;
+	if (name && !(copy = ts_strdup(name)))
+		return TS_ENOMEM;
+	free(b->encoding);
+	b->encoding = copy;
+	return 0;
+}
+
 const char *ts_book_errmsg(const ts_book *b) { return b->errmsg; }
+const char *ts_book_text_path(const ts_book *b) { return b->text_path; }
 const char *ts_book_title(const ts_book *b) { return b->title ? b->title : ""; }
 size_t ts_book_count(const ts_book *b) { return b->n; }
 const ts_chapter *ts_book_chapter(const ts_book *b, size_t i) { return i < b->n ? &b->ch[i] : NULL; }
@@ -299,7 +321,33 @@ typedef struct scan {
 	size_t first_line_chars;
 	int saw_heading;
 	size_t added;
+	int hold;            /* the scan may be undone: keep its warnings back */
+	ts_buf held;         /* warnings kept back, NUL-separated */
 } scan;
+
+static void scan_warn(scan *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A scan that may find the file is not UTF-8 after all keeps its
+ * warnings back until it is over: if it is thrown away, they go with it. */
+static void scan_warn(scan *sc, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (sc->hold)
+		ts_buf_append(&sc->held, msg, strlen(msg) + 1); /* out of memory: the warning is lost */
+	else
+		diag(sc->b, 0, "%s", msg);
+}
+
+static void scan_flush_warnings(scan *sc)
+{
+	for (size_t i = 0; i < sc->held.len; i += strlen(sc->held.data + i) + 1)
+		diag(sc->b, 0, "%s", sc->held.data + i);
+	ts_buf_clear(&sc->held);
+}
 
 static int has_han(const char *s)
 {
@@ -322,7 +370,7 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 {
 	ts_book *b = sc->b;
 	if (chars == 0 && !front) {
-		diag(b, 0, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line, title);
+		scan_warn(sc, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line, title);
 		return 0;
 	}
 	if (b->n == b->cap) {
@@ -482,12 +530,31 @@ static char *file_stem(const char *path)
 	return ts_strndup(s, n);
 }
 
-/* Scan one file.  mode_book: split at headings. */
-static int scan_file(ts_book *b, const char *path, const char *display, int mode_book)
+/* Where a scan in SCAN_TRY mode met something that is not UTF-8 text. */
+typedef struct utf8_fault {
+	long line, offset;
+	unsigned char byte;  /* the first byte that is not UTF-8 (0 for NUL) */
+} utf8_fault;
+
+enum scan_mode {
+	SCAN_TRY,            /* the file may not be UTF-8: stop quietly at the first fault */
+	SCAN_STRICT,         /* the file is UTF-8 (its mark, --encoding or our decoding says so) */
+};
+#define NOT_UTF8 1           /* scan_utf8() in SCAN_TRY mode: the file is not UTF-8 text */
+
+/* Scan one UTF-8 file.  mode_book: split at headings.  In SCAN_TRY mode a
+ * byte that is not UTF-8 text (invalid, or NUL) undoes the scan - the
+ * chapters it added are dropped, its warnings too - and returns NOT_UTF8
+ * with *fault filled, so that the caller can decode the file and scan
+ * again; in SCAN_STRICT mode it is an error. */
+static int scan_utf8(ts_book *b, const char *path, const char *display, int mode_book,
+                     enum scan_mode mode, utf8_fault *fault)
 {
 	int rc = 0;
-	scan sc = {.b = b, .display = display, .mode_book = mode_book, .source = path};
+	scan sc = {.b = b, .display = display, .mode_book = mode_book, .source = path,
+	           .hold = mode == SCAN_TRY};
 	unsigned char *buf = NULL;
+	size_t first_chapter = b->n;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
@@ -508,8 +575,13 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 	size_t got;
 	while ((got = fread(buf + ncarry, 1, SCAN_BLOCK - ncarry, f)) > 0 || ncarry > 0) {
 		if (got == 0) { /* a truncated character at the end of the file */
+			if (mode == SCAN_TRY) {
+				*fault = (utf8_fault){.line = lineno, .offset = off, .byte = carry[0]};
+				rc = NOT_UTF8;
+				goto out;
+			}
 			diag(b, 1, "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
-			           "convert the file to UTF-8, e.g. iconv -f GB18030 -t UTF-8",
+			           "give the file's encoding with --encoding NAME, or convert it to UTF-8",
 			     display, lineno, off);
 			rc = TS_EUTF8;
 			goto out;
@@ -544,6 +616,11 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 				continue;
 			}
 			if (ch == 0) {
+				if (mode == SCAN_TRY) {
+					*fault = (utf8_fault){.line = lineno, .offset = off};
+					rc = NOT_UTF8;
+					goto out;
+				}
 				diag(b, 1, "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
 				     display, lineno, off);
 				rc = TS_EBINARY;
@@ -559,9 +636,15 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 						memcpy(carry, buf + i, ncarry);
 						break;
 					}
+					if (mode == SCAN_TRY) {
+						*fault = (utf8_fault){.line = lineno, .offset = off, .byte = ch};
+						rc = NOT_UTF8;
+						goto out;
+					}
 					diag(b, 1,
 					     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file is not UTF-8 "
-					     "text: convert it, e.g. iconv -f GB18030 -t UTF-8",
+					     "text: give its encoding with --encoding NAME, or convert it to "
+					     "UTF-8",
 					     display, lineno, off, ch);
 					rc = TS_EUTF8;
 					goto out;
@@ -593,7 +676,7 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 		goto out;
 	if (sc.pending_title[0] && !sc.have) {
 		/* A volume heading with nothing after it. */
-		diag(b, 0, "%s: heading \"%s\" has no text; skipped", display, sc.pending_title);
+		scan_warn(&sc, "%s: heading \"%s\" has no text; skipped", display, sc.pending_title);
 	}
 	if (sc.have && sc.front && !sc.saw_heading) {
 		/* No heading at all: the whole file is one chapter. */
@@ -608,17 +691,251 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 	if (rc)
 		goto out;
 	if (sc.added == 0 && !sc.saw_heading)
-		diag(b, 0, "%s: no text; skipped", display);
+		scan_warn(&sc, "%s: no text; skipped", display);
 	if (!b->title) {
 		b->title = ts_strdup(titled ? sc.first_line : sc.stem);
 		if (!b->title)
 			rc = TS_ENOMEM;
 	}
+	free(b->text_path);
+	if (!(b->text_path = ts_strdup(path)))
+		rc = TS_ENOMEM;
 out:
+	if (rc == NOT_UTF8) {
+		while (b->n > first_chapter)
+			chapter_clear(&b->ch[--b->n]);
+	} else {
+		scan_flush_warnings(&sc);
+	}
+	ts_buf_free(&sc.held);
 	free(buf);
 	free(sc.stem);
 	fclose(f);
 	return rc;
+}
+
+/* ---- decoding ----------------------------------------------------- */
+
+/* Make a temporary file that the book owns: ts_book_free() removes it,
+ * in the process that made it only.  *fp is open for writing; *path
+ * points into the book.  what names the file in the temporary's name. */
+static int book_temp(ts_book *b, const char *what, const char *display, FILE **fp,
+                     const char **path)
+{
+	const char *tmp = getenv("TMPDIR");
+	ts_buf name = {0};
+	if (ts_buf_printf(&name, "%s/tingshu-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what))
+		return TS_ENOMEM;
+	char **t = realloc(b->temps, (b->ntemps + 1) * sizeof *t);
+	if (!t) {
+		ts_buf_free(&name);
+		return TS_ENOMEM;
+	}
+	b->temps = t;
+	int fd = mkstemp(name.data);
+	if (fd < 0) {
+		diag(b, 1, "%s: cannot make a temporary file %s: %s", display, name.data, strerror(errno));
+		ts_buf_free(&name);
+		return TS_EIO;
+	}
+	*fp = fdopen(fd, "wb");
+	if (!*fp) {
+		close(fd);
+		unlink(name.data);
+		ts_buf_free(&name);
+		return TS_ENOMEM;
+	}
+	b->temps[b->ntemps++] = name.data;
+	*path = name.data;
+	return 0;
+}
+
+/* Remove the temporary file made last (its text is of no use). */
+static void book_drop_temp(ts_book *b)
+{
+	b->ntemps--;
+	unlink(b->temps[b->ntemps]);
+	free(b->temps[b->ntemps]);
+}
+
+/* How the encoding of a file was decided, for messages. */
+enum origin { BY_OPTION, BY_MARK, BY_GUESS };
+
+static const char *const origin_advice[] = {
+    [BY_OPTION] = "the file is not in the encoding given; give the right one with --encoding "
+                  "NAME, or convert the file to UTF-8",
+    [BY_MARK] = "its byte-order mark says so, but the text is not; give its encoding with "
+                "--encoding NAME, or convert the file to UTF-8",
+    [BY_GUESS] = "that is the encoding detected, which may be wrong; give the right one with "
+                 "--encoding NAME, or convert the file to UTF-8",
+};
+
+/* Decode the file at path from enc, after its first skip bytes (a
+ * byte-order mark), into a UTF-8 temporary file, and scan that. */
+static int scan_decoded(ts_book *b, const char *path, const char *display, int mode_book,
+                        const char *enc, long skip, enum origin origin)
+{
+	const char *tmp = NULL;
+	FILE *out = NULL;
+	ts_decode_fault fault;
+	const char *label = ts_encoding_label(enc);
+	int rc;
+	FILE *in = fopen(path, "rb");
+	if (!in) {
+		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
+		diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+		return rc;
+	}
+	if (fseek(in, skip, SEEK_SET) != 0) {
+		diag(b, 1, "%s: cannot read: %s", display, strerror(errno));
+		rc = TS_EIO;
+		goto out;
+	}
+	if ((rc = book_temp(b, "utf8", display, &out, &tmp)))
+		goto out;
+	rc = ts_encoding_decode(in, skip, enc, out, &fault);
+	int e = errno;
+	if (fclose(out) != 0 && rc == 0) {
+		e = errno;
+		rc = TS_EIO;
+	}
+	switch (rc) {
+	case 0:
+		break;
+	case TS_EDECODE:
+		if (fault.truncated) {
+			diag(b, 1, "%s:%ld: the file ends inside a %s character (byte %ld): it was cut "
+			           "short, or is not %s",
+			     display, fault.line, label, fault.offset, label);
+		} else {
+			char bytes[32] = "";
+			for (size_t i = 0; i < fault.nbytes && i < 2; i++)
+				snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes), "%s0x%02X",
+				         i ? " " : "", fault.bytes[i]);
+			diag(b, 1, "%s:%ld: invalid %s at byte %ld (%s): %s", display, fault.line, label,
+			     fault.offset, bytes, origin_advice[origin]);
+		}
+		break;
+	case TS_EBINARY:
+		diag(b, 1, "%s:%ld: NUL character (read as %s): this is a binary file, not text",
+		     display, fault.line, label);
+		break;
+	case TS_EINVAL:
+		diag(b, 1, "%s: iconv cannot read the encoding %s", display, enc);
+		break;
+	case TS_EIO:
+		diag(b, 1, "%s: cannot decode it into %s: %s", display, tmp, strerror(e));
+		break;
+	default:
+		break;
+	}
+	if (rc) {
+		book_drop_temp(b);
+		goto out;
+	}
+	rc = scan_utf8(b, tmp, display, mode_book, SCAN_STRICT, NULL);
+out:
+	fclose(in);
+	return rc;
+}
+
+/* The file is not UTF-8 (fault says where that showed): guess its
+ * encoding from its first SAMPLE_MAX bytes, decode it and scan it. */
+static int scan_guessed(ts_book *b, const char *path, const char *display, int mode_book,
+                        const utf8_fault *fault)
+{
+	ts_guess g;
+	int rc;
+	char *sample = malloc(SAMPLE_MAX);
+	if (!sample)
+		return TS_ENOMEM;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
+		diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+		goto out;
+	}
+	size_t n = fread(sample, 1, SAMPLE_MAX, f);
+	int whole = n < SAMPLE_MAX || fgetc(f) == EOF;
+	if (ferror(f)) {
+		rc = TS_EIO;
+		diag(b, 1, "%s: read error: %s", display, strerror(errno));
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+	rc = ts_encoding_guess(sample, n, whole, &g);
+	switch (rc) {
+	case 0:
+		rc = scan_decoded(b, path, display, mode_book, g.name, 0, BY_GUESS);
+		break;
+	case TS_EBINARY:
+		if (g.nul >= 0) {
+			long line = 1;
+			for (long i = 0; i < g.nul; i++)
+				line += sample[i] == '\n';
+			diag(b, 1,
+			     "%s:%ld: NUL byte at byte %ld: this is a binary file, not text (if it is "
+			     "UTF-16 without a byte-order mark, give --encoding UTF-16LE or UTF-16BE)",
+			     display, line, g.nul);
+		} else {
+			diag(b, 1,
+			     "%s: binary file, not text: %zu control bytes in its first %zu, and it is "
+			     "not UTF-8, GB18030 or Big5",
+			     display, g.controls, n);
+		}
+		break;
+	case TS_EDECODE:
+		diag(b, 1,
+		     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X), and the file is not GB18030 or Big5 "
+		     "text either%s%s%s; give its encoding with --encoding NAME, or convert it to UTF-8",
+		     display, fault->line, fault->offset, fault->byte,
+		     g.detector[0] ? " (uchardet guesses " : "", g.detector, g.detector[0] ? ")" : "");
+		break;
+	default:
+		break;
+	}
+out:
+	free(sample);
+	return rc;
+}
+
+/* Scan one file, first turning it into UTF-8 text if need be.  The
+ * policy, in order:
+ *  1. An encoding given with ts_book_set_encoding() (--encoding) is used:
+ *     UTF-8 is scanned as it is, and an invalid byte is an error.
+ *  2. A byte-order mark tells the encoding: UTF-8 is scanned as it is,
+ *     UTF-16 and UTF-32 are decoded.
+ *  3. The file is scanned as UTF-8.  When all of it is valid, that was
+ *     all: the common case costs one pass and no copy.
+ *  4. When it is not (an invalid byte or a NUL), that scan is undone and
+ *     encoding.c guesses the encoding from the start of the file (GB18030
+ *     or Big5, or binary); the file is decoded into a UTF-8 temporary
+ *     file owned by the book, and that is scanned: the chapters' source
+ *     is the temporary file, their display name the user's. */
+static int scan_file(ts_book *b, const char *path, const char *display, int mode_book)
+{
+	const char *enc = b->encoding;
+	size_t mark = 0;
+	if (!enc) {
+		unsigned char head[4];
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			int rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
+			diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+			return rc;
+		}
+		mark = ts_encoding_bom(head, fread(head, 1, sizeof head, f), &enc);
+		fclose(f);
+	}
+	if (enc && !ts_encoding_is_utf8(enc))
+		return scan_decoded(b, path, display, mode_book, enc, (long)mark,
+		                    b->encoding ? BY_OPTION : BY_MARK);
+	utf8_fault fault;
+	int rc = scan_utf8(b, path, display, mode_book, enc ? SCAN_STRICT : SCAN_TRY, &fault);
+	if (rc != NOT_UTF8)
+		return rc;
+	return scan_guessed(b, path, display, mode_book, &fault);
 }
 
 /* Book files have the first line of a heading-less file be... */
@@ -647,7 +964,7 @@ static int add_dir(ts_book *b, const char *path)
 	int rc = 0, bad = 0;
 	ts_buf p = {0};
 	if (n == 0) {
-		diag(b, 1, "%s: no .txt files in this directory (chapters must be UTF-8 .txt files)", path);
+		diag(b, 1, "%s: no .txt files in this directory (chapters must be .txt files)", path);
 		rc = TS_ENOTXT;
 	}
 	if (!b->title && n > 0) {
@@ -689,50 +1006,39 @@ static int add_dir(ts_book *b, const char *path)
 	return rc ? rc : bad;
 }
 
-static int spool_stdin(ts_book *b, char **out)
+static int spool_stdin(ts_book *b, const char **out)
 {
-	const char *tmp = getenv("TMPDIR");
-	ts_buf name = {0};
-	if (ts_buf_printf(&name, "%s/tingshu-stdin-XXXXXX", tmp && *tmp ? tmp : "/tmp"))
-		return TS_ENOMEM;
-	int fd = mkstemp(name.data);
-	if (fd < 0) {
-		diag(b, 1, "stdin: cannot make a temporary file %s: %s", name.data, strerror(errno));
-		ts_buf_free(&name);
-		return TS_EIO;
-	}
-	char **t = realloc(b->temps, (b->ntemps + 1) * sizeof *t);
-	if (!t) {
-		close(fd);
-		unlink(name.data);
-		ts_buf_free(&name);
-		return TS_ENOMEM;
-	}
-	b->temps = t;
-	b->temps[b->ntemps++] = name.data;
+	FILE *f;
+	const char *name;
+	int rc = book_temp(b, "stdin", "stdin", &f, &name);
+	if (rc)
+		return rc;
 	char buf[SCAN_BLOCK];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
-		if (write(fd, buf, n) != (ssize_t)n) {
-			diag(b, 1, "stdin: cannot write temporary file %s: %s", name.data, strerror(errno));
-			close(fd);
+		if (fwrite(buf, 1, n, f) != n) {
+			diag(b, 1, "stdin: cannot write temporary file %s: %s", name, strerror(errno));
+			fclose(f);
 			return TS_EIO;
 		}
 	}
 	if (ferror(stdin)) {
 		diag(b, 1, "stdin: read error: %s", strerror(errno));
-		close(fd);
+		fclose(f);
 		return TS_EIO;
 	}
-	close(fd);
-	*out = name.data;
+	if (fclose(f) != 0) {
+		diag(b, 1, "stdin: cannot write temporary file %s: %s", name, strerror(errno));
+		return TS_EIO;
+	}
+	*out = name;
 	return 0;
 }
 
 int ts_book_add(ts_book *b, const char *path)
 {
 	if (strcmp(path, "-") == 0) {
-		char *tmp;
+		const char *tmp;
 		int rc = spool_stdin(b, &tmp);
 		if (rc)
 			return rc;

@@ -3,14 +3,20 @@
  * An input is a .txt file (one chapter, or a whole book split at its
  * chapter headings), a directory of .txt files (each a chapter, in natural
  * order), or "-" for standard input (spooled to a temporary file so that
- * workers can read it).  Scanning checks that every file is UTF-8 text
- * and records each chapter as a byte range of its file; the text itself
- * is read later, in bounded pieces, by whoever synthesizes the chapter.
+ * workers can read it).  Text in UTF-8 (with or without a byte-order
+ * mark), UTF-16 or UTF-32 with a byte-order mark, GB18030/GBK/GB2312 or
+ * Big5 is recognized (encoding.c); a file that is not UTF-8 is decoded
+ * once into a UTF-8 temporary file that the book owns, which then stands
+ * in for it.  Scanning records each chapter as a byte range of its UTF-8
+ * text; the text itself is read later, in bounded pieces, by whoever
+ * synthesizes the chapter.
  *
- * Bad-input policy: a file that cannot be read, is binary (has NUL bytes)
- * or is not valid UTF-8 is rejected as a whole with a message that names
- * it and the line and byte of the first fault; other inputs go on.  A
- * chapter with no text is skipped with a warning. */
+ * Bad-input policy: a file that cannot be read, is binary (NUL bytes
+ * outside UTF-16/32, or control bytes and no encoding that fits), is in
+ * an encoding we cannot tell, or has a byte sequence that is invalid in
+ * its encoding (detected or given) is rejected as a whole with a message
+ * that names it and the line and byte of the first fault; other inputs go
+ * on.  A chapter with no text is skipped with a warning. */
 #ifndef TS_INPUT_H
 #define TS_INPUT_H
 
@@ -18,7 +24,8 @@
 #include <stdio.h>
 
 typedef struct ts_chapter {
-	char *source;       /* path of the file that holds the text */
+	char *source;       /* path of the UTF-8 file that holds the text: the
+	                       input itself, or its decoded temporary copy */
 	char *display;      /* name to show the user ("stdin" for -) */
 	char *title;        /* heading, file name or book title */
 	int title_spoken;   /* the title has Chinese text worth speaking */
@@ -35,9 +42,16 @@ typedef struct ts_book ts_book;
 
 /* New empty book; NULL when out of memory.  Free with ts_book_free(). */
 ts_book *ts_book_new(ts_diag_fn diag, void *ud);
-/* Releases the book and removes the temporary file made for stdin (only
- * in the process that made it).  ts_book_free(NULL) does nothing. */
+/* Releases the book and removes the temporary files made for stdin and
+ * for decoded text (only in the process that made them).
+ * ts_book_free(NULL) does nothing. */
 void ts_book_free(ts_book *b);
+
+/* Read the inputs added after this call in encoding name (an iconv name,
+ * e.g. "GB18030", "BIG5", "UTF-16LE") instead of detecting it; NULL goes
+ * back to detecting.  Returns 0, or TS_EINVAL when iconv does not know
+ * the name (see ts_encoding_known()), or TS_ENOMEM. */
+int ts_book_set_encoding(ts_book *b, const char *name);
 
 /* Add an input (file, directory or "-").  Returns 0, or a negative code
  * when the input was rejected; the reason has gone to the diagnostics
@@ -46,6 +60,10 @@ void ts_book_free(ts_book *b);
 int ts_book_add(ts_book *b, const char *path);
 
 const char *ts_book_errmsg(const ts_book *b);
+/* Path of the UTF-8 text of the last file scanned: the file itself, or
+ * its decoded temporary copy.  NULL before a file was scanned; valid
+ * until ts_book_free(). */
+const char *ts_book_text_path(const ts_book *b);
 /* Book title: first line of the front matter, or the name of the first
  * input.  Never NULL once an input was added ("" before). */
 const char *ts_book_title(const ts_book *b);

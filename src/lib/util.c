@@ -28,6 +28,7 @@ static const struct {
 	{TS_EBUSY, "resource already in use"},
 	{TS_ECHILD, "worker process failed"},
 	{TS_ENOTXT, "no .txt files in directory"},
+	{TS_EDECODE, "text cannot be decoded (wrong or unknown encoding)"},
 };
 
 const char *ts_strerror(int code)

@@ -25,6 +25,7 @@ enum {
 	TS_EBUSY = -11,   /* resource already in use in this process */
 	TS_ECHILD = -12,  /* a worker process failed */
 	TS_ENOTXT = -13,  /* directory holds no .txt files */
+	TS_EDECODE = -14, /* text is invalid in its encoding, or in none we can tell */
 };
 
 /* Message for a TS_E* code; never NULL, static storage. */

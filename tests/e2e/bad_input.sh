@@ -70,7 +70,9 @@ unreadable)
 	;;
 
 invalid_utf8)
-	# Line 3 is GBK: 你好世界 = C4E3 BAC3 CAC0 BDE7.
+	# Line 3 is GBK: 你好世界 = C4E3 BAC3 CAC0 BDE7, the rest UTF-8.  A
+	# GBK file is decoded, but this mix is in no one encoding: refused, at
+	# the first byte that is not UTF-8.
 	{
 		printf '第一章 乱码\n'
 		printf '这一行是正常的文字。\n'
@@ -82,6 +84,14 @@ invalid_utf8)
 	grep -qE 'gbk\.txt:3([^0-9]|$)|line 3([^0-9]|$)' "$RUN_ERR" ||
 		{ fail "invalid_utf8: the message does not give the line (3)"; show_err; }
 	grep -qi 'utf-\?8' "$RUN_ERR" || fail "invalid_utf8: the message does not say UTF-8"
+	no_audio out invalid_utf8
+	# All GBK (第一章, 你好世界。): read as such, but refused when said to
+	# be UTF-8.
+	printf '\xb5\xda\xd2\xbb\xd5\xc2\n\xc4\xe3\xba\xc3\xca\xc0\xbd\xe7\xa1\xa3\n' >all-gbk.txt
+	run 0 detected "$TINGSHU" text all-gbk.txt
+	grep -q '你好世界' "$RUN_OUT" || fail "invalid_utf8: a GBK file was not read as GBK: $(head -c 200 "$RUN_OUT")"
+	run 1 forced "$TINGSHU" build -q --encoding UTF-8 -o out all-gbk.txt
+	err_has invalid_utf8 "all-gbk.txt:1:" "invalid UTF-8 at byte 0" "--encoding"
 	no_audio out invalid_utf8
 	;;
 

@@ -44,6 +44,17 @@ for log in "${logs[@]}"; do
 	fi
 done
 
+# Decoding (GBK detected, UTF-16 by its mark, a bad byte) in the main process.
+iconv -f UTF-8 -t GBK small.txt >small-gbk.txt
+{ printf '\xFF\xFE'; iconv -f UTF-8 -t UTF-16LE small.txt; } >small-utf16.txt
+{ cat small-gbk.txt; printf '\x81\x20\n'; } >small-bad.txt
+for f in small-gbk small-utf16 small-bad; do
+	run any "text-$f" "$VALGRIND" -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "${supp[@]}" "$TINGSHU" text "$f.txt"
+	[ "$RC" -ne 99 ] || { fail "valgrind found errors in 'tingshu text $f.txt'"; show_err; }
+	[ "$RC" -eq 0 ] || [ "$f" = small-bad ] || { fail "'tingshu text $f.txt' under valgrind exited $RC"; show_err; }
+done
+
 # And the output is right.
 a=$(find out -name '*.wav' | head -n 1)
 [ -n "$a" ] && check_wav "$a" "" "valgrind build" || fail "no audio made under valgrind"
