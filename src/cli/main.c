@@ -135,7 +135,8 @@ static const char build_help[] =
 static const char text_help[] =
     "Usage: tingshu text [OPTIONS] FILE...\n"
     "Print the text as it will be spoken, to check a book before a long build:\n"
-    "one output line per input line.  FILE may be - for standard input.\n"
+    "one output line per input line (per paragraph where tags such as <p> or <br>\n"
+    "split a line).  FILE may be - for standard input.\n"
     "\n"
     "Options:\n"
     "      --sentences   one line per chunk sent to the synthesizer instead\n"
