@@ -141,8 +141,9 @@ static const char build_help[] =
 static const char text_help[] =
     "Usage: tingshu text [OPTIONS] FILE...\n"
     "Print the text as it will be spoken, to check a book before a long build:\n"
-    "one output line per input line, after cleaning and normalization (numbers\n"
-    "as words, lookalike characters repaired).  FILE may be - for standard input.\n"
+    "one output line per input line (per paragraph where tags such as <p> or <br>\n"
+    "split a line), after cleaning and normalization (numbers as words, lookalike\n"
+    "characters repaired).  FILE may be - for standard input.\n"
     "\n"
     "Options:\n"
     "      --sentences        one line per chunk sent to the synthesizer instead\n"

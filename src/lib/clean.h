@@ -1,24 +1,42 @@
-/* clean.h - remove what must not be spoken from a line of text.
+/* clean.h - remove what must not be spoken from the lines of a text.
  *
- * This stage drops control characters, zero-width characters and byte
- * order marks, and folds runs of spaces (ASCII, no-break, ideographic)
- * into one ASCII space, trimming them at the ends of a paragraph.  It
- * works on pieces of a paragraph, keeping a little state between them. */
+ * Web-scraped novels carry HTML tags and entities, site addresses,
+ * decorative lines, placeholder boxes, invisible characters and
+ * full-width Latin letters and digits.  This stage turns them into plain
+ * speakable text: tags become paragraph breaks or nothing, entities
+ * become characters, addresses and decoration vanish, full-width ASCII is
+ * folded, spaces are folded into one ASCII space.  The policy in detail is
+ * at the top of clean.c.
+ *
+ * The cleaner is streaming: a line may arrive in pieces of any size, cut
+ * between characters, and memory stays bounded (a few kilobytes) whatever
+ * the length of the line. */
 #ifndef TS_CLEAN_H
 #define TS_CLEAN_H
 
 #include "util.h"
 
-typedef struct ts_cleaner {
-	int at_start;       /* nothing kept yet in this paragraph */
-	int space_pending;  /* a space to write before the next kept character */
-} ts_cleaner;
+typedef struct ts_cleaner ts_cleaner;
 
-/* Start a new paragraph. */
-void ts_clean_begin(ts_cleaner *c);
+/* New cleaner, at the start of a text.  NULL when out of memory; free
+ * with ts_cleaner_free(). */
+ts_cleaner *ts_cleaner_new(void);
+void ts_cleaner_free(ts_cleaner *c);
 
-/* Clean text[0..len) (valid UTF-8) and append the result to out.
- * Returns 0 or TS_ENOMEM. */
-int ts_clean_piece(ts_cleaner *c, const char *text, size_t len, ts_buf *out);
+/* Forget everything, as for a new text (a new chapter).  Per-line state
+ * is reset by line_end anyway; this also ends an open comment, script or
+ * style block, which otherwise carries over from line to line. */
+void ts_cleaner_reset(ts_cleaner *c);
+
+/* Clean text[0..len) (valid UTF-8, no newline), a piece of a line, and
+ * append the result to out; line_end is set on the last piece of a line.
+ * Out may receive '\n', meaning "paragraph break here" (from block tags
+ * such as <p> or <br>): never at the start or end of a line's output and
+ * never two in a row, and no space next to it.  A line's output never
+ * starts or ends with a space.  Some text may be held back until the next
+ * piece (a tag or address cut by the piece boundary); all of it is out
+ * once the piece with line_end has been cleaned.  Returns 0 or
+ * TS_ENOMEM. */
+int ts_clean_piece(ts_cleaner *c, const char *text, size_t len, int line_end, ts_buf *out);
 
 #endif

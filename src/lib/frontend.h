@@ -13,8 +13,10 @@
 
 #include <stddef.h>
 
-/* Receives the processed text of each line, in pieces; line_end is set on
- * the last piece of a line.  Returns 0 or a negative code to stop. */
+/* Receives the processed text paragraph by paragraph, in pieces; line_end
+ * is set on the last piece of a paragraph: the end of an input line, or a
+ * paragraph break the cleaner found inside one (a <p> or <br> tag), so an
+ * input line may give several.  Returns 0 or a negative code to stop. */
 typedef int (*ts_text_fn)(void *ud, const char *s, size_t n, int line_end);
 
 typedef struct ts_frontend ts_frontend;

@@ -62,14 +62,14 @@ static char *read_file(const char *path, size_t *n)
 static void segment(const char *text, size_t n, size_t step, dump *d, ts_buf *cleaned)
 {
 	ts_segmenter *s = ts_segmenter_new(on_chunk, d);
+	ts_cleaner *cl = ts_cleaner_new();
 	const char *p = text, *end = text + n;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		ts_cleaner cl;
 		ts_buf line = {0};
-		ts_clean_begin(&cl);
-		ts_clean_piece(&cl, p, len, &line);
+		CHECK(ts_clean_piece(cl, p, len, 1, &line) == 0);
+		CHECK(!line.data || !memchr(line.data, '\n', line.len));
 		if (cleaned)
 			strip_spaces(line.data ? line.data : "", line.len, cleaned);
 		size_t i = 0;
@@ -87,6 +87,7 @@ static void segment(const char *text, size_t n, size_t step, dump *d, ts_buf *cl
 		p += len + (nl ? 1 : 0);
 	}
 	ts_segmenter_free(s);
+	ts_cleaner_free(cl);
 }
 
 static void run_case(const char *dir, const char *name)
