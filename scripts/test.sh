@@ -1,6 +1,7 @@
 #!/bin/sh
-# Set up, build, and run the whole test suite twice: a normal build (with
-# the valgrind end-to-end test) and an AddressSanitizer/UBSan build.
+# Set up, build, and run the whole test suite: a normal build (with the
+# valgrind end-to-end test), an AddressSanitizer/UBSan build, and a short
+# libFuzzer run of the text front end (clang, ASan and UBSan).
 # Usage: scripts/test.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -15,3 +16,7 @@ cmake -S . -B build-asan -DTINGSHU_SANITIZE=ON -DTINGSHU_WERROR=ON -DCMAKE_BUILD
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+CC=clang cmake -S . -B build-fuzz -DTINGSHU_FUZZ=ON -DTINGSHU_FUZZ_SECONDS=60 >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_frontend
+ctest --test-dir build-fuzz --output-on-failure -L fuzz
