@@ -757,11 +757,20 @@ static size_t read_number(const reader *r, size_t k)
 	return read_number_at(r, s, sign);
 }
 
+/* Could c begin a currency sign of the table?  A quick filter. */
+static int currency_first(uint32_t c)
+{
+	return c == 'H' || c == 'U' || c == 'N' || c == 'R' || c == 0xFFE5 || c == 0xA5 ||
+	       c == '$' || c == 0x20AC || c == 0xA3 || c == 0x20A9;
+}
+
 /* Does a number start at k (maybe after a sign or currency sign)? */
 static int number_starts(const uint32_t *c, size_t m, size_t k)
 {
 	if (is_digit(c[k]))
 		return 1;
+	if (!currency_first(c[k]) && !is_minus(c[k]) && c[k] != 0xB1 && c[k] != '+')
+		return 0;
 	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
 	if (cur && k + word_len(cur->sym) < m && is_digit(c[k + word_len(cur->sym)]))
 		return 1;
@@ -836,6 +845,17 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 	size_t k = start;
 	while (k < end) {
 		size_t next;
+		/* Most text is Chinese that passes as it is: a fast path. */
+		if (c[k] >= 0x3400 && c[k] < 0xA000) {
+			size_t e = k + 1;
+			while (e < end && c[e] >= 0x3400 && c[e] < 0xA000)
+				e++;
+			ts_buf_reserve(o, (e - k) * 3);
+			for (; k < e; k++)
+				o->len += (size_t)ts_utf8_encode(c[k], o->data + o->len);
+			o->data[o->len] = '\0';
+			continue;
+		}
 		if (number_starts(c, m, k)) {
 			k = read_number(&r, k);
 			continue;
@@ -853,7 +873,9 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			k++;
 			continue;
 		}
-		const unit *sym = match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0]);
+		const unit *sym = c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
+		                      ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
+		                      : NULL;
 		if (sym) {
 			put(o, sym->word);
 			k += word_len(sym->sym);
