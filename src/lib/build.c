@@ -24,6 +24,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Everything the reader gives, through the front end.  Returns 0, the
+ * front end's error, or the reader's (TS_EIO). */
+static int feed_all(ts_reader *rd, ts_frontend *fe)
+{
+	const char *piece;
+	size_t len;
+	int line_end, got, rc;
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
+			return rc;
+	return got;
+}
+
 /* ---- one chapter -------------------------------------------------- */
 
 typedef struct chapter_run {
@@ -125,15 +138,9 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		         ts_strerror(rc));
 		goto out;
 	}
-	const char *piece;
-	size_t len;
-	int line_end, got;
-	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
-		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
-			goto out;
-	if (got < 0) {
-		rc = got;
-		snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
+	if ((rc = feed_all(rd, fe))) {
+		if (rc == TS_EIO)
+			snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
 		goto out;
 	}
 	ts_buf warn = {0};
@@ -241,14 +248,8 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, 
 		snprintf(errbuf, errsz, "%s: %s", path, ts_strerror(rc));
 		goto out;
 	}
-	const char *piece;
-	size_t len;
-	int line_end, got;
-	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
-		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
-			goto out;
-	rc = got < 0 ? got : 0;
-	if (rc)
+	rc = feed_all(rd, fe);
+	if (rc == TS_EIO)
 		snprintf(errbuf, errsz, "%s: read error", path);
 	ts_buf warn = {0};
 	if (ts_frontend_unreadable(fe, &warn) > 0)

@@ -67,6 +67,40 @@ static inline int check_golden(const char *golden, const char *got, size_t n)
 	return rc;
 }
 
+/* The whole file, NUL-terminated; *n its size.  NULL if unreadable.
+ * The caller frees it. */
+static inline char *read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *p = malloc((size_t)size + 1);
+	*n = p ? fread(p, 1, (size_t)size, f) : 0;
+	if (p)
+		p[*n] = '\0';
+	fclose(f);
+	return p;
+}
+
+/* A golden-file case: reads DIR/NAME.txt (counting a failure if it is
+ * missing) and puts DIR/NAME.ok in golden.  The caller frees the text. */
+static inline char *read_case(const char *dir, const char *name, char *golden, size_t gsz,
+                              size_t *n)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s.txt", dir, name);
+	snprintf(golden, gsz, "%s/%s.ok", dir, name);
+	char *text = read_file(path, n);
+	if (!text) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		check_failures++;
+	}
+	return text;
+}
+
 static inline int check_done(const char *name)
 {
 	if (check_failures) {

@@ -21,21 +21,6 @@
 
 #define PIECE 16384 /* what ts_reader gives at most */
 
-static char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *p = malloc((size_t)size + 1);
-	*n = fread(p, 1, (size_t)size, f);
-	p[*n] = '\0';
-	fclose(f);
-	return p;
-}
-
 /* Feed one line in pieces of `step` bytes (moved forward to a character
  * boundary; 0: whole), the last one with line_end; with empty_end, an
  * empty piece carries line_end instead. */
@@ -126,16 +111,11 @@ static void show_breaks(const char *text, size_t n, size_t step, ts_buf *out)
 
 static void run_case(const char *dir, const char *name)
 {
-	char path[1024], golden[1024];
-	snprintf(path, sizeof path, "%s/%s.txt", dir, name);
-	snprintf(golden, sizeof golden, "%s/%s.ok", dir, name);
+	char golden[1024];
 	size_t n;
-	char *text = read_file(path, &n);
-	if (!text) {
-		fprintf(stderr, "%s: cannot read\n", path);
-		check_failures++;
+	char *text = read_case(dir, name, golden, sizeof golden, &n);
+	if (!text)
 		return;
-	}
 	ts_buf shown = {0}, whole = {0};
 	show_breaks(text, n, 0, &shown);
 	check_golden(golden, shown.data ? shown.data : "", shown.len);

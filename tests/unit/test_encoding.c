@@ -42,7 +42,7 @@ static int convert(const char *from, const char *to, const char *s, size_t n, ts
 	return rc;
 }
 
-static int read_file(const char *path, ts_buf *out)
+static int read_into(const char *path, ts_buf *out)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -153,7 +153,7 @@ static void repair_lookalikes(ts_buf *t)
 static void check_guess(const char *simplified, const char *traditional)
 {
 	ts_buf simp = {0}, trad = {0};
-	if (read_file(simplified, &simp) || read_file(traditional, &trad)) {
+	if (read_into(simplified, &simp) || read_into(traditional, &trad)) {
 		fprintf(stderr, "cannot read %s or %s\n", simplified, traditional);
 		check_failures++;
 		return;
@@ -236,7 +236,7 @@ static void check_decode(const char *simplified)
 {
 	ts_buf simp = {0}, text = {0}, enc = {0}, out = {0};
 	ts_decode_fault fault;
-	read_file(simplified, &simp);
+	read_into(simplified, &simp);
 	/* Longer than the decoder's blocks, with characters cut by the block
 	 * boundaries (the leading 'x' shifts them to odd offsets). */
 	ts_buf_append(&text, "x", 1);

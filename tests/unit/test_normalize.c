@@ -10,21 +10,6 @@
 #include "normalize.h"
 #include "util.h"
 
-static char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *p = malloc((size_t)size + 1);
-	*n = fread(p, 1, (size_t)size, f);
-	p[*n] = '\0';
-	fclose(f);
-	return p;
-}
-
 /* Normalize one line, in pieces of `step` bytes (0: whole). */
 static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step, ts_buf *out)
 {
@@ -44,16 +29,11 @@ static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step,
 
 static void run_case(const ts_lang *lang, const char *dir, const char *name)
 {
-	char path[1024], golden[1024];
-	snprintf(path, sizeof path, "%s/%s.txt", dir, name);
-	snprintf(golden, sizeof golden, "%s/%s.ok", dir, name);
+	char golden[1024];
 	size_t n;
-	char *text = read_file(path, &n);
-	if (!text) {
-		fprintf(stderr, "%s: cannot read\n", path);
-		check_failures++;
+	char *text = read_case(dir, name, golden, sizeof golden, &n);
+	if (!text)
 		return;
-	}
 	ts_buf out = {0};
 	for (char *line = text, *nl; line < text + n; line = nl + 1) {
 		nl = strchr(line, '\n');

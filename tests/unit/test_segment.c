@@ -42,21 +42,6 @@ static void strip_spaces(const char *s, size_t n, ts_buf *out)
 			ts_buf_putc(out, s[i]);
 }
 
-static char *read_file(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *p = malloc((size_t)size + 1);
-	*n = fread(p, 1, (size_t)size, f);
-	p[*n] = '\0';
-	fclose(f);
-	return p;
-}
-
 /* Segment text, feeding each cleaned line in pieces of `step` bytes
  * (cut at character boundaries); 0 means whole lines. */
 static void segment(const char *text, size_t n, size_t step, dump *d, ts_buf *cleaned)
@@ -92,16 +77,11 @@ static void segment(const char *text, size_t n, size_t step, dump *d, ts_buf *cl
 
 static void run_case(const char *dir, const char *name)
 {
-	char path[1024], golden[1024];
-	snprintf(path, sizeof path, "%s/%s.txt", dir, name);
-	snprintf(golden, sizeof golden, "%s/%s.ok", dir, name);
+	char golden[1024];
 	size_t n;
-	char *text = read_file(path, &n);
-	if (!text) {
-		fprintf(stderr, "%s: cannot read\n", path);
-		check_failures++;
+	char *text = read_case(dir, name, golden, sizeof golden, &n);
+	if (!text)
 		return;
-	}
 	dump whole = {0};
 	ts_buf in = {0}, out = {0};
 	segment(text, n, 0, &whole, &in);
