@@ -91,6 +91,7 @@ static const char main_help[] =
     "Commands:\n"
     "  build [OPTIONS] INPUT...   make the audiobook: one audio file per chapter\n"
     "  text  [OPTIONS] FILE...    print the text as it will be spoken\n"
+    "  pinyin [OPTIONS] FILE...   print the pinyin eSpeak will be given\n"
     "  voices [--voices-dir DIR]  list the voice presets\n"
     "  help [COMMAND]             show help for a command\n"
     "\n"
@@ -149,6 +150,27 @@ static const char text_help[] =
     "      --sentences        one line per chunk sent to the synthesizer instead\n"
     "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
     "                         (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
+    "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
+    "      --voices-dir DIR   where to find voice presets\n"
+    "  -q, --quiet            no warnings\n"
+    "  -h, --help             show this help\n";
+
+static const char pinyin_help[] =
+    "Usage: tingshu pinyin [OPTIONS] FILE...\n"
+    "Print the pinyin that will be spoken, to check readings before a long build:\n"
+    "one output line per input line, one token per Han character of the spoken\n"
+    "text (after cleaning and normalization), separated by single spaces: the\n"
+    "syllable and its tone, 1-4 or 5 for the neutral tone, with u-umlaut written v\n"
+    "(lv4, nv3).  Other characters make no token.  Tones are as read, with the\n"
+    "sandhi of 一 and 不 applied; eSpeak applies the 3-3 sandhi itself.  This is\n"
+    "exactly what eSpeak is given.  FILE may be - for standard input.\n"
+    "\n"
+    "Options:\n"
+    "      --explain          print each token as CHAR=SYLLABLE/HOW: HOW is the\n"
+    "                         lexicon word it was read in, or default (the\n"
+    "                         character's most common reading), rule, sandhi or\n"
+    "                         neutral\n"
+    "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
     "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
     "      --voices-dir DIR   where to find voice presets\n"
     "  -q, --quiet            no warnings\n"
@@ -272,42 +294,64 @@ static int write_stdout(void *ud, const char *s, size_t n)
 	return fwrite(s, 1, n, stdout) == n ? 0 : TS_EIO;
 }
 
-static int cmd_text(int argc, char **argv)
+/* text and pinyin: the same front end, printing its text or its pinyin. */
+static int cmd_text(int argc, char **argv, int pinyin)
 {
+	const char *cmd = pinyin ? "pinyin" : "text";
 	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
+	                                     {"explain", no_argument, 0, 'x'},
 	                                     {"encoding", required_argument, 0, 'E'},
 	                                     {"voice", required_argument, 0, 'V'},
 	                                     {"voices-dir", required_argument, 0, 'D'},
 	                                     {"quiet", no_argument, 0, 'q'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
-	int sentences = 0, c;
+	int sentences = 0, explain = 0, c;
 	const char *voice_name = "cmn", *vdir_opt = NULL, *encoding = NULL;
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': sentences = 1; break;
+		case 's':
+			if (pinyin)
+				return bad_option(cmd, argv, '?');
+			sentences = 1;
+			break;
+		case 'x':
+			if (!pinyin)
+				return bad_option(cmd, argv, '?');
+			explain = 1;
+			break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'E':
-			if (check_encoding("text", optarg))
+			if (check_encoding(cmd, optarg))
 				return EXIT_USAGE;
 			encoding = optarg;
 			break;
-		case 'h': fputs(text_help, stdout); return EXIT_OK;
-		default: return bad_option("text", argv, c);
+		case 'h': fputs(pinyin ? pinyin_help : text_help, stdout); return EXIT_OK;
+		default: return bad_option(cmd, argv, c);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("text", "no FILE given");
+		return usage_error(cmd, "no FILE given");
 	ts_voice voice;
 	ts_lang *lang = NULL;
 	if (load_voice(vdir_opt, voice_name, &voice, &lang))
 		return EXIT_USAGE;
+	if (pinyin && !ts_lang_lexicon(lang)) {
+		msg("error", "voice %s: its language data (%s) has no pronunciation lexicon "
+		             "(lexicon.bin)", voice.name, voice.language);
+		ts_lang_free(lang);
+		return EXIT_USAGE;
+	}
+	ts_text_mode mode = explain    ? TS_TEXT_EXPLAIN
+	                    : pinyin    ? TS_TEXT_PINYIN
+	                    : sentences ? TS_TEXT_CHUNKS
+	                                : TS_TEXT_LINES;
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		char err[1024] = "", warn[1024] = "";
-		if (ts_spoken_text(argv[i], encoding, lang, sentences, write_stdout, NULL, err, sizeof err,
+		if (ts_spoken_text(argv[i], encoding, lang, mode, write_stdout, NULL, err, sizeof err,
 		                   warn, sizeof warn)) {
 			msg("error", "%s", err[0] ? err : argv[i]);
 			rc = EXIT_FAILED;
@@ -751,6 +795,7 @@ int main(int argc, char **argv)
 		const char *what = argc > 2 ? argv[2] : "";
 		fputs(strcmp(what, "build") == 0    ? build_help
 		      : strcmp(what, "text") == 0   ? text_help
+		      : strcmp(what, "pinyin") == 0 ? pinyin_help
 		      : strcmp(what, "voices") == 0 ? voices_help
 		                                    : main_help,
 		      stdout);
@@ -760,8 +805,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "build") == 0)
 		return cmd_build(argc - 1, argv + 1);
 	if (strcmp(cmd, "text") == 0)
-		return cmd_text(argc - 1, argv + 1);
+		return cmd_text(argc - 1, argv + 1, 0);
+	if (strcmp(cmd, "pinyin") == 0)
+		return cmd_text(argc - 1, argv + 1, 1);
 	if (strcmp(cmd, "voices") == 0)
 		return cmd_voices(argc - 1, argv + 1);
-	return usage_error(NULL, "unknown command '%s' (commands: build, text, voices)", cmd);
+	return usage_error(NULL, "unknown command '%s' (commands: build, text, pinyin, voices)", cmd);
 }

@@ -88,7 +88,7 @@ static size_t count_nonspace(const char *s, size_t n)
 static int on_chunk(void *ud, const ts_chunk *c)
 {
 	chapter_run *r = ud;
-	int rc = speak(r, c->text, c->brk);
+	int rc = speak(r, c->spoken ? c->spoken : c->text, c->brk);
 	if (rc || r->in_title)
 		return rc;
 	size_t k = count_nonspace(c->text, c->len);
@@ -179,6 +179,7 @@ out:
 typedef struct text_run {
 	ts_write_fn out;
 	void *ud;
+	int line_has_tokens;
 } text_run;
 
 static int on_text_chunk(void *ud, const ts_chunk *c)
@@ -186,6 +187,29 @@ static int on_text_chunk(void *ud, const ts_chunk *c)
 	text_run *t = ud;
 	int rc = t->out(t->ud, c->text, c->len);
 	return rc ? rc : t->out(t->ud, "\n", 1);
+}
+
+/* pinyin: the tokens of a line's chunks, joined by a space. */
+static int on_pinyin_chunk(void *ud, const ts_chunk *c)
+{
+	text_run *t = ud;
+	int rc = 0;
+	if (!c->tokens || c->tokens_len == 0)
+		return 0;
+	if (t->line_has_tokens)
+		rc = t->out(t->ud, " ", 1);
+	t->line_has_tokens = 1;
+	return rc ? rc : t->out(t->ud, c->tokens, c->tokens_len);
+}
+
+static int on_pinyin_line(void *ud, const char *s, size_t n, int line_end)
+{
+	text_run *t = ud;
+	(void)s, (void)n;
+	if (!line_end)
+		return 0;
+	t->line_has_tokens = 0;
+	return t->out(t->ud, "\n", 1);
 }
 
 static int on_text_line(void *ud, const char *s, size_t n, int line_end)
@@ -200,9 +224,9 @@ static void no_diag(void *ud, int level, const char *msg)
 	(void)ud, (void)level, (void)msg;
 }
 
-int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, int sentences,
-                   ts_write_fn out, void *ud, char *errbuf, size_t errsz, char *warnbuf,
-                   size_t warnsz)
+int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang,
+                   ts_text_mode mode, ts_write_fn out, void *ud, char *errbuf, size_t errsz,
+                   char *warnbuf, size_t warnsz)
 {
 	int rc;
 	text_run t = {.out = out, .ud = ud};
@@ -241,8 +265,16 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, 
 	ts_chapter whole = {.source = (char *)src, .display = (char *)path, .start = start, .end = size};
 	rd = ts_reader_open(&whole, &rc);
 	warnbuf[0] = '\0';
-	fe = sentences ? ts_frontend_new(lang, on_text_chunk, NULL, &t)
-	               : ts_frontend_new(lang, NULL, on_text_line, &t);
+	switch (mode) {
+	case TS_TEXT_LINES: fe = ts_frontend_new(lang, NULL, on_text_line, &t); break;
+	case TS_TEXT_CHUNKS: fe = ts_frontend_new(lang, on_text_chunk, NULL, &t); break;
+	case TS_TEXT_PINYIN:
+	case TS_TEXT_EXPLAIN:
+		fe = ts_frontend_new(lang, on_pinyin_chunk, on_pinyin_line, &t);
+		if (fe)
+			ts_frontend_set_explain(fe, mode == TS_TEXT_EXPLAIN);
+		break;
+	}
 	if (!rd || !fe) {
 		rc = rd ? TS_ENOMEM : rc;
 		snprintf(errbuf, errsz, "%s: %s", path, ts_strerror(rc));

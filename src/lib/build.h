@@ -39,17 +39,27 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
                      const ts_format *fmt, const char *path, long owner_pid,
                      ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
 
+/* What ts_spoken_text() writes. */
+typedef enum ts_text_mode {
+	TS_TEXT_LINES,   /* each line cleaned and normalized */
+	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
+	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
+	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
+} ts_text_mode;
+
 /* Text of a file as it will be spoken: each line cleaned and normalized
- * (one output line per input line), or with sentences set, one chunk per
- * line as it goes to eSpeak.  The file is checked and decoded like a book
+ * (one output line per input line), or one chunk per line as it goes to
+ * eSpeak, or the pinyin of each line (one output line per input line:
+ * one token per Han character, separated by single spaces; the pinyin
+ * needs a lang with a lexicon).  The file is checked and decoded like a book
  * input first, in encoding (an iconv name), or in the encoding detected
  * when encoding is NULL.  out receives the text; returns 0 or a negative
  * code with the message in errbuf.  A warning (characters the voice
  * cannot read) is written to warnbuf, "" if none. */
 typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
-int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, int sentences,
-                   ts_write_fn out, void *ud, char *errbuf, size_t errsz, char *warnbuf,
-                   size_t warnsz);
+int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang,
+                   ts_text_mode mode, ts_write_fn out, void *ud, char *errbuf, size_t errsz,
+                   char *warnbuf, size_t warnsz);
 
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {

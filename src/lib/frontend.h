@@ -1,4 +1,4 @@
-/* frontend.h - the text front end: clean -> normalize -> segment on the
+/* frontend.h - the text front end: clean -> normalize -> segment -> g2p on the
  * pieces of lines that a ts_reader gives.  Pure text processing, so it can be
  * tested (and `tingshu text` can show its result) without any audio.
  *
@@ -22,12 +22,16 @@ typedef int (*ts_text_fn)(void *ud, const char *s, size_t n, int line_end);
 typedef struct ts_frontend ts_frontend;
 
 /* New front end reading lang's tables (may be NULL).  on_chunk (may be
- * NULL) receives the chunks to speak; on_text (may be NULL) the processed
- * text line by line.  NULL when out of memory; free with
- * ts_frontend_free(). */
+ * NULL) receives the chunks to speak, with their pinyin when lang has a
+ * lexicon; on_text (may be NULL) the processed text line by line, each
+ * piece after the chunks made from it.  NULL when out of memory; free
+ * with ts_frontend_free(). */
 ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_fn on_text,
                              void *ud);
 void ts_frontend_free(ts_frontend *f);
+
+/* Chunk tokens say how each reading was decided (see ts_g2p_set_explain). */
+void ts_frontend_set_explain(ts_frontend *f, int explain);
 
 /* Process a piece of a line (valid UTF-8, no newline); line_end is set
  * when the piece ends its line.  Returns 0 or the first negative code a

@@ -20,6 +20,7 @@ struct ts_lang {
 	pair *look;          /* sorted by from */
 	size_t nlook;
 	uint32_t look_min, look_max;
+	ts_lexicon *lex;     /* NULL when the data has no lexicon */
 };
 
 static int cmp_pair(const void *a, const void *b)
@@ -95,6 +96,14 @@ ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
 		return NULL;
 	}
 	int rc = load_lookalikes(l, path.data, errbuf, errsz);
+	ts_buf_clear(&path);
+	if (!rc && (rc = ts_buf_printf(&path, "%s/lexicon.bin", dir)) != 0)
+		snprintf(errbuf, errsz, "out of memory");
+	if (!rc) {
+		l->lex = ts_lexicon_open(path.data, &rc, errbuf, errsz);
+		if (rc == TS_ENOENT) /* optional: eSpeak then reads the characters */
+			rc = 0;
+	}
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
@@ -109,6 +118,7 @@ void ts_lang_free(ts_lang *l)
 	if (!l)
 		return;
 	free(l->look);
+	ts_lexicon_free(l->lex);
 	free(l);
 }
 
@@ -128,3 +138,5 @@ uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp)
 }
 
 size_t ts_lang_lookalike_count(const ts_lang *l) { return l ? l->nlook : 0; }
+
+const ts_lexicon *ts_lang_lexicon(const ts_lang *l) { return l ? l->lex : NULL; }

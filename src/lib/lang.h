@@ -4,9 +4,15 @@
  * lookalikes.tsv: "variant<TAB>standard" a line, # comments: characters
  * that corrupted web text uses in place of common ones (CJK Extension A
  * lookalikes such as 䦤 for 道), replaced before anything else reads the
- * text.  C code only interprets the tables; the tables are data. */
+ * text.  C code only interprets the tables; the tables are data.
+ *
+ * lexicon.bin: the pronunciation lexicon (see lexicon.h), made by
+ * tools/build-lexicon.py.  Optional: without it the text goes to eSpeak as
+ * characters and eSpeak decides the readings. */
 #ifndef TS_LANG_H
 #define TS_LANG_H
+
+#include "lexicon.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -21,5 +27,9 @@ void ts_lang_free(ts_lang *l);
 /* The standard character for a lookalike, or 0 when cp is not one. */
 uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp);
 size_t ts_lang_lookalike_count(const ts_lang *l);
+
+/* The pronunciation lexicon, or NULL when the data has none.  Owned by
+ * the ts_lang. */
+const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
 
 #endif

@@ -37,6 +37,14 @@ typedef struct ts_chunk {
 	size_t chars;       /* code points */
 	ts_break brk;       /* break before this chunk */
 	int sentence_end;   /* this chunk ends a sentence */
+	/* Set by the front end when the voice has a lexicon (else NULL, 0):
+	 * what eSpeak is given (every Han character as tone-numbered pinyin,
+	 * the rest as it is), and the syllables alone, separated by spaces.
+	 * NUL-terminated, valid until the callback returns. */
+	const char *spoken;
+	size_t spoken_len;
+	const char *tokens;
+	size_t tokens_len;
 } ts_chunk;
 
 /* Receives each chunk; return 0 to go on, a negative code to stop (the

@@ -168,31 +168,69 @@ static int append_escaped(ts_buf *b, const char *s, size_t n)
 	return rc;
 }
 
+/* A tone-numbered pinyin syllable starts at p ("hang2", "lv4"): lower-case
+ * letters, a tone digit, and no letter or digit after it.  The g2p stage
+ * writes Han characters so, and no Latin word the normalizer lets through
+ * looks like that (it reads digits as Chinese numerals).  Returns its
+ * length, or 0. */
+static size_t pinyin_len(const char *p)
+{
+	const char *q = p;
+	while (*q >= 'a' && *q <= 'z')
+		q++;
+	if (q == p || *q < '1' || *q > '5' || is_latin((unsigned char)q[1]) ||
+	    (q[1] >= '0' && q[1] <= '9'))
+		return 0;
+	return (size_t)(q + 1 - p);
+}
+
+/* End of the Latin word at p: letters, and spaces, apostrophes, hyphens or
+ * full stops between letters, up to a pinyin syllable. */
+static const char *latin_word_end(const char *p)
+{
+	const char *e = p;
+	for (;;) {
+		while (is_latin((unsigned char)*e))
+			e++;
+		if ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') && is_latin((unsigned char)e[1]) &&
+		    !(*e == ' ' && pinyin_len(e + 1)))
+			e++;
+		else
+			return e;
+	}
+}
+
+/* End of the run of text for the main voice at p: up to a Latin word
+ * that is not pinyin. */
+static const char *main_run_end(const char *p)
+{
+	const char *e = p;
+	while (*e) {
+		if (is_latin((unsigned char)*e)) {
+			size_t k = pinyin_len(e);
+			if (!k)
+				break;
+			e += k;
+		} else {
+			e++;
+		}
+	}
+	return e;
+}
+
 /* Latin-script words go to the Latin voice: the Mandarin voice would read
- * them as pinyin ("NBA" as a syllable).  eSpeak 1.51 does not switch back
- * after a </voice> on its own, so every run names its voice. */
+ * them as pinyin ("NBA" as a syllable).  Pinyin syllables stay with the
+ * main voice.  eSpeak 1.51 does not switch back after a </voice> on its
+ * own, so every run names its voice. */
 int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_buf *b)
 {
-	const char *q = text;
-	while (*q && !is_latin((unsigned char)*q))
-		q++;
-	if (!*q)
+	if (!*main_run_end(text))
 		return 0;
 	int rc = ts_buf_append(b, "<speak>", 7);
 	const char *p = text;
 	while (*p && !rc) {
-		int word = is_latin((unsigned char)*p);
-		const char *e = p;
-		if (word) {
-			/* Letters, and spaces, apostrophes or hyphens between letters. */
-			while (*e && (is_latin((unsigned char)*e) ||
-			              ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') &&
-			               is_latin((unsigned char)e[1]))))
-				e++;
-		} else {
-			while (*e && !is_latin((unsigned char)*e))
-				e++;
-		}
+		int word = is_latin((unsigned char)*p) && !pinyin_len(p);
+		const char *e = word ? latin_word_end(p) : main_run_end(p);
 		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
 		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));
 		rc = rc ? rc : ts_buf_append(b, "</voice>", 8);

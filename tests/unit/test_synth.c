@@ -42,6 +42,21 @@ int main(void)
 	                    "</voice><voice name=\"en\">C</voice><voice name=\"cmn-latn-pinyin\">&gt;"
 	                    "</voice></speak>");
 	markup_is("don't", "<speak><voice name=\"en\">don't</voice></speak>");
+	/* Pinyin from the g2p stage stays with the main voice. */
+	markup_is("yin2 hang2，hang2 zhang3。", "");
+	markup_is("ta1 xi3 huan1 N B A。",
+	          "<speak><voice name=\"cmn-latn-pinyin\">ta1 xi3 huan1 </voice><voice name=\"en\">"
+	          "N B A</voice><voice name=\"cmn-latn-pinyin\">。</voice></speak>");
+	markup_is("iPhone shou3 ji1",
+	          "<speak><voice name=\"en\">iPhone</voice><voice name=\"cmn-latn-pinyin\"> shou3 ji1"
+	          "</voice></speak>");
+	markup_is("Hello world lv4", "<speak><voice name=\"en\">Hello world</voice><voice "
+	                             "name=\"cmn-latn-pinyin\"> lv4</voice></speak>");
+	/* Not pinyin: a capital, a digit after the tone, letters after it. */
+	markup_is("Hang2", "<speak><voice name=\"en\">Hang</voice><voice name=\"cmn-latn-pinyin\">2"
+	                   "</voice></speak>");
+	markup_is("mp3x", "<speak><voice name=\"en\">mp</voice><voice name=\"cmn-latn-pinyin\">3"
+	                  "</voice><voice name=\"en\">x</voice></speak>");
 
 	ts_voice v;
 	ts_voice_defaults(&v);
