@@ -12,6 +12,7 @@ is found again by aligning the Han characters of the sentence with those of
 are made from: one token per Han character).
 
 Usage: cpp_score.py TINGSHU DATA_DIR [--split dev] [--floor PCT] [--errors]
+                    [--upto chars|words|rules|all]
 Prints the accuracy; exits 1 when it is below the floor.  Only the dev split
 is for development: the test split is held out, never tuned to.
 """
@@ -42,6 +43,8 @@ def main():
     ap.add_argument("--split", default="dev")
     ap.add_argument("--floor", type=float, default=0.0, help="fail below this accuracy (%%)")
     ap.add_argument("--errors", action="store_true", help="list the misread targets")
+    ap.add_argument("--upto", default="all",
+                    help="stop the pronunciation after a stage: chars, words, rules, all")
     args = ap.parse_args()
 
     with open(os.path.join(args.data, args.split + ".sent"), encoding="utf-8") as f:
@@ -62,9 +65,10 @@ def main():
         path = os.path.join(tmp, "sent.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(plain) + "\n")
-        pinyin = run(args.tingshu, "pinyin", path)
+        upto = "--upto=" + args.upto
+        pinyin = run(args.tingshu, "pinyin", path, upto)
         spoken = run(args.tingshu, "text", path)
-        explain = run(args.tingshu, "pinyin", path, "--explain") if args.errors else pinyin
+        explain = run(args.tingshu, "pinyin", path, upto, "--explain") if args.errors else pinyin
     if len(pinyin) != len(plain) or len(spoken) != len(plain):
         sys.exit("cpp_score: %d sentences but %d pinyin and %d text lines"
                  % (len(plain), len(pinyin), len(spoken)))
@@ -93,7 +97,8 @@ def main():
     if args.errors:
         for e in errors:
             print("\t".join(e))
-    print("CPP %s: %d of %d polyphones read right: %.2f%%" % (args.split, right, len(plain), acc))
+    print("CPP %s (%s): %d of %d polyphones read right: %.2f%%"
+          % (args.split, args.upto, right, len(plain), acc))
     if acc < args.floor:
         print("cpp_score: below the floor of %.2f%%" % args.floor, file=sys.stderr)
         return 1

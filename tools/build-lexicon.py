@@ -53,6 +53,8 @@ OPEN = 7
 MAX_WORD = 16         # longer words are dropped
 PHRASE_ONLY_FREQ = 3  # jieba's own floor for rare words
 PHRASE_ONLY_BOOST = 10
+FIXED = set()
+NEUTRAL_MERGE = True
 PAGE = 256
 
 TONE_MARKS = {"\u0304": "1", "\u0301": "2", "\u030c": "3", "\u0300": "4"}
@@ -124,8 +126,14 @@ def lexical_tones(word, syls):
     return out
 
 
-def load_phrases(path, words):
-    """Add word -> [syllable, ...] to words for words not there yet."""
+def load_phrases(path, words, neutral_from=False):
+    """Add word -> [syllable, ...] to words for words not there yet.  With
+    neutral_from, a word already there takes this file's neutral tones
+    where the syllables are otherwise the same (CC-CEDICT marks the neutral
+    tone of 衣服, 收拾 where phrase-pinyin.txt does not) -- when this file
+    has one reading of the word only: 不是 is bu4 shi4 and bu2 shi5 (a
+    fault), 东西 dong1 xi1 and dong1 xi5, and which is meant is not known."""
+    entries = {}
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
@@ -133,14 +141,38 @@ def load_phrases(path, words):
                 continue
             word, _, pinyin = line.partition(":")
             word = word.strip()
-            if word in words or len(word) < 2 or len(word) > MAX_WORD:
+            if len(word) < 2 or len(word) > MAX_WORD:
                 continue
             if not all(is_han(c) and ord(c) <= 0xFFFF for c in word):
                 continue
             syls = [numbered(s) for s in pinyin.split()]
             if len(syls) != len(word) or None in syls:
                 continue   # erhua written as a separate syllable, and the like
-            words[word] = lexical_tones(word, syls)
+            syls = lexical_tones(word, syls)
+            if syls not in entries.setdefault(word, []):
+                entries[word].append(syls)
+    for word, readings in entries.items():
+        old = words.get(word)
+        if old is None:
+            words[word] = readings[0]
+        elif neutral_from and NEUTRAL_MERGE and len(readings) == 1 and word not in FIXED:
+            words[word] = [n if n[-1] == "5" and n[:-1] == o[:-1] else o
+                           for o, n in zip(old, readings[0])]
+
+
+def load_fixes(path, words):
+    """Corrections: word<TAB>pin1 yin1, tone numbers; they come first."""
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            word, _, pinyin = line.partition("\t")
+            syls = pinyin.split()
+            if (len(syls) != len(word) or not all(is_han(c) for c in word)
+                    or not all(s[:-1].isalpha() and s[-1] in "12345" for s in syls)):
+                die("%s:%d: expected \"word<TAB>pin1 yin1\"" % (path, lineno))
+            words[word] = syls
 
 
 def load_jieba(path):
@@ -260,8 +292,16 @@ def build(args):
     d = args.data
     chars = load_chars(os.path.join(d, "pinyin", "char-pinyin.txt"))
     phrases = {}
+    load_fixes(os.path.join(d, "lexicon-fixes.txt"), phrases)
+    FIXED.update(phrases)
     load_phrases(os.path.join(d, "pinyin", "phrase-pinyin.txt"), phrases)
-    load_phrases(os.path.join(d, "pinyin", "phrase-pinyin-cedict.txt"), phrases)
+    load_phrases(os.path.join(d, "pinyin", "phrase-pinyin-cedict.txt"), phrases, True)
+    # A corrected word is read so inside longer entries too (阆中市).
+    for w, syls in phrases.items():
+        for f in FIXED:
+            k = w.find(f)
+            if k >= 0 and w != f:
+                syls[k:k + len(f)] = phrases[f]
     jieba = load_jieba(os.path.join(d, "jieba", "dict.txt"))
     cc = Opencc(os.path.join(d, "opencc"))
 
@@ -307,7 +347,14 @@ def build(args):
         for c, s in zip(w, syls):
             if s is not None:
                 u = use.setdefault(c, {})
-                u[s] = u.get(s, 0) + n
+                if ORDER == "types":
+                    u[s] = u.get(s, 0) + 1
+                elif ORDER == "sqrt":
+                    u[s] = u.get(s, 0) + math.sqrt(n)
+                elif ORDER == "log":
+                    u[s] = u.get(s, 0) + math.log(1 + n)
+                else:
+                    u[s] = u.get(s, 0) + n
     if ORDER == "source":
         use = {}
     elif ORDER == "mixed":
@@ -436,10 +483,11 @@ def write(path, chars, words, single, total, cc):
     sections.append(struct.pack("<%dH" % npages, *page_dir))
     sections.append(b"".join(struct.pack("<256H", *p) for p in pages))
     sections.append(b"".join(char_recs))
+    sections.append(struct.pack("<%dH" % len(order), *(ord(c) for c in order)))
     sections.append(struct.pack("<%dH" % len(readings), *readings))
     sections.append(struct.pack("<%dI" % len(group_words), *group_words))
     sections.append(bytes(word_bytes))
-    HEADER = 72
+    HEADER = 76
     offs = []
     pos = HEADER
     body = bytearray()
@@ -451,7 +499,7 @@ def write(path, chars, words, single, total, cc):
         body += s
         pos += len(s)
     max_len = max(len(w) for w in words)
-    header = MAGIC + struct.pack("<16I", FORMAT_VERSION, pos, len(syl_list), len(order),
+    header = MAGIC + struct.pack("<17I", FORMAT_VERSION, pos, len(syl_list), len(order),
                                  npages, len(words), total, max_len, *offs)
     assert len(header) == HEADER
     tmp = path + ".tmp"
@@ -469,10 +517,12 @@ def main():
     ap.add_argument("--data", default=os.path.join(root, "data"))
     ap.add_argument("--out", default=os.path.join(root, "voices", "zh", "lexicon.bin"))
     ap.add_argument("--stats", action="store_true", help="print what was built")
-    ap.add_argument("--order", default="words")
+    ap.add_argument("--order", default="log")
     ap.add_argument("--boost", type=float, default=10)
+    ap.add_argument("--no-neutral-merge", action="store_true")
     args = ap.parse_args()
-    global ORDER, PHRASE_ONLY_BOOST
+    global ORDER, PHRASE_ONLY_BOOST, NEUTRAL_MERGE
+    NEUTRAL_MERGE = not args.no_neutral_merge
     ORDER = args.order
     PHRASE_ONLY_BOOST = args.boost
     chars, words, single, total, cc = build(args)

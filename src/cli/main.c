@@ -3,6 +3,7 @@
  * (0 success, 1 some input failed, 2 usage error). */
 #include "build.h"
 #include "encoding.h"
+#include "g2p.h"
 #include "input.h"
 #include "lang.h"
 #include "output.h"
@@ -167,9 +168,14 @@ static const char pinyin_help[] =
     "\n"
     "Options:\n"
     "      --explain          print each token as CHAR=SYLLABLE/HOW: HOW is the\n"
-    "                         lexicon word it was read in, or default (the\n"
-    "                         character's most common reading), rule, sandhi or\n"
-    "                         neutral\n"
+    "                         lexicon word it was read in, default (the\n"
+    "                         character's most common reading), rule:LINE (the\n"
+    "                         context rule on that line of polyphones.txt) or\n"
+    "                         sandhi\n"
+    "      --upto STAGE       stop the pronunciation after STAGE, to measure what\n"
+    "                         each adds: chars (each character's most common\n"
+    "                         reading), words (+ the lexicon's words), rules\n"
+    "                         (+ context rules), all (+ sandhi; the default)\n"
     "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
     "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
     "      --voices-dir DIR   where to find voice presets\n"
@@ -300,6 +306,7 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	const char *cmd = pinyin ? "pinyin" : "text";
 	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
 	                                     {"explain", no_argument, 0, 'x'},
+	                                     {"upto", required_argument, 0, 'u'},
 	                                     {"encoding", required_argument, 0, 'E'},
 	                                     {"voice", required_argument, 0, 'V'},
 	                                     {"voices-dir", required_argument, 0, 'D'},
@@ -307,6 +314,7 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int sentences = 0, explain = 0, c;
+	int stages = -1; /* all */
 	const char *voice_name = "cmn", *vdir_opt = NULL, *encoding = NULL;
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -319,6 +327,18 @@ static int cmd_text(int argc, char **argv, int pinyin)
 			if (!pinyin)
 				return bad_option(cmd, argv, '?');
 			explain = 1;
+			break;
+		case 'u':
+			if (!pinyin)
+				return bad_option(cmd, argv, '?');
+			stages = strcmp(optarg, "chars") == 0   ? 0
+			         : strcmp(optarg, "words") == 0 ? TS_G2P_WORDS
+			         : strcmp(optarg, "rules") == 0 ? TS_G2P_WORDS | TS_G2P_RULES
+			         : strcmp(optarg, "all") == 0   ? TS_G2P_ALL
+			                                        : -2;
+			if (stages == -2)
+				return usage_error(cmd, "--upto takes chars, words, rules or all, not '%s'",
+				                   optarg);
 			break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
@@ -348,11 +368,12 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	                    : pinyin    ? TS_TEXT_PINYIN
 	                    : sentences ? TS_TEXT_CHUNKS
 	                                : TS_TEXT_LINES;
+	ts_text_opts topts = {.encoding = encoding, .mode = mode, .g2p_stages = stages};
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		char err[1024] = "", warn[1024] = "";
-		if (ts_spoken_text(argv[i], encoding, lang, mode, write_stdout, NULL, err, sizeof err,
-		                   warn, sizeof warn)) {
+		if (ts_spoken_text(argv[i], &topts, lang, write_stdout, NULL, err, sizeof err, warn,
+		                   sizeof warn)) {
 			msg("error", "%s", err[0] ? err : argv[i]);
 			rc = EXIT_FAILED;
 		}

@@ -224,10 +224,12 @@ static void no_diag(void *ud, int level, const char *msg)
 	(void)ud, (void)level, (void)msg;
 }
 
-int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang,
-                   ts_text_mode mode, ts_write_fn out, void *ud, char *errbuf, size_t errsz,
-                   char *warnbuf, size_t warnsz)
+int ts_spoken_text(const char *path, const ts_text_opts *opts, const ts_lang *lang,
+                   ts_write_fn out, void *ud, char *errbuf, size_t errsz, char *warnbuf,
+                   size_t warnsz)
 {
+	const char *encoding = opts->encoding;
+	ts_text_mode mode = opts->mode;
 	int rc;
 	text_run t = {.out = out, .ud = ud};
 	ts_reader *rd = NULL;
@@ -271,8 +273,11 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang,
 	case TS_TEXT_PINYIN:
 	case TS_TEXT_EXPLAIN:
 		fe = ts_frontend_new(lang, on_pinyin_chunk, on_pinyin_line, &t);
-		if (fe)
+		if (fe) {
 			ts_frontend_set_explain(fe, mode == TS_TEXT_EXPLAIN);
+			if (opts->g2p_stages >= 0)
+				ts_frontend_set_g2p_stages(fe, (unsigned)opts->g2p_stages);
+		}
 		break;
 	}
 	if (!rd || !fe) {

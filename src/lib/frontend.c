@@ -57,7 +57,7 @@ ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_
 	f->norm = ts_normalizer_new(lang);
 	const ts_lexicon *lx = ts_lang_lexicon(lang);
 	if (!f->cl || !f->norm || (on_chunk && !(f->seg = ts_segmenter_new(g2p_chunk, f))) ||
-	    (on_chunk && lx && !(f->g2p = ts_g2p_new(lx)))) {
+	    (on_chunk && lx && !(f->g2p = ts_g2p_new(lx, ts_lang_rules(lang))))) {
 		ts_frontend_free(f);
 		return NULL;
 	}
@@ -124,6 +124,12 @@ void ts_frontend_set_explain(ts_frontend *f, int explain)
 {
 	if (f->g2p)
 		ts_g2p_set_explain(f->g2p, explain);
+}
+
+void ts_frontend_set_g2p_stages(ts_frontend *f, unsigned stages)
+{
+	if (f->g2p)
+		ts_g2p_set_stages(f->g2p, stages);
 }
 
 size_t ts_frontend_unreadable(ts_frontend *f, ts_buf *out)

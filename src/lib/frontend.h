@@ -33,6 +33,9 @@ void ts_frontend_free(ts_frontend *f);
 /* Chunk tokens say how each reading was decided (see ts_g2p_set_explain). */
 void ts_frontend_set_explain(ts_frontend *f, int explain);
 
+/* The g2p stages that run (see ts_g2p_set_stages); for measurements. */
+void ts_frontend_set_g2p_stages(ts_frontend *f, unsigned stages);
+
 /* Process a piece of a line (valid UTF-8, no newline); line_end is set
  * when the piece ends its line.  Returns 0 or the first negative code a
  * callback returned (or TS_ENOMEM). */

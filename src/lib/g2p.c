@@ -14,32 +14,45 @@
 #define SYL_NONE  (-1) /* not a Han character the lexicon knows */
 
 /* How a reading was decided (for explain). */
-enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_NEUTRAL };
-static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "neutral"};
+enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI };
+static const char *const source_names[] = {"", "", "default", "rule", "sandhi"};
+
+/* Syllables the sandhi writes, looked up once. */
+enum { YI1, YI2, YI4, YI5, BU2, BU4, BU5, NSANDHI };
+static const char *const sandhi_names[NSANDHI] = {"yi1", "yi2", "yi4", "yi5", "bu2", "bu4", "bu5"};
 
 struct ts_g2p {
 	const ts_lexicon *lx;
+	const ts_rules *rules; /* may be NULL */
+	unsigned stages;
+	int explain;
+	int sandhi_syl[NSANDHI];
 	size_t cap;                 /* entries of the arrays below */
 	uint32_t *cp;               /* the text's code points */
+	uint32_t *fcp;              /* the same, traditional folded to simplified */
 	size_t *off;                /* byte offset of each, and of the end */
 	int *ch;                    /* lexicon character, or -1 */
 	int *key;                   /* its lookup key, or -1 */
 	int *syl;                   /* syllable, SYL_OPEN or SYL_NONE */
+	unsigned char *src;         /* enum source of each reading */
+	int *rule_line;             /* the rule that decided it */
 	size_t *wbeg, *wend;        /* the word each character is in */
 	double *route;              /* best score of the rest of the run */
 	size_t *next;               /* end of the best word starting here */
 	const unsigned char **bits; /* its readings, NULL for a single character */
-	unsigned char *src;         /* enum source of each reading */
 	ts_lexmatch m[MAX_MATCH];
-	int explain;
 };
 
-ts_g2p *ts_g2p_new(const ts_lexicon *lx)
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules)
 {
 	ts_g2p *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->lx = lx;
+	g->rules = rules;
+	g->stages = TS_G2P_ALL;
+	for (int k = 0; k < NSANDHI; k++)
+		g->sandhi_syl[k] = ts_lexicon_find_syllable(lx, sandhi_names[k], 3);
 	return g;
 }
 
@@ -48,17 +61,29 @@ void ts_g2p_free(ts_g2p *g)
 	if (!g)
 		return;
 	free(g->cp);
+	free(g->fcp);
 	free(g->off);
 	free(g->ch);
 	free(g->key);
 	free(g->syl);
+	free(g->src);
+	free(g->rule_line);
 	free(g->wbeg);
 	free(g->wend);
 	free(g->route);
 	free(g->next);
 	free(g->bits);
-	free(g->src);
 	free(g);
+}
+
+void ts_g2p_set_explain(ts_g2p *g, int explain)
+{
+	g->explain = explain;
+}
+
+void ts_g2p_set_stages(ts_g2p *g, unsigned stages)
+{
+	g->stages = stages;
 }
 
 #define GROW(p, n)                                                                                 \
@@ -78,25 +103,35 @@ static int reserve(ts_g2p *g, size_t n)
 	while (cap < n + 1)
 		cap *= 2;
 	GROW(g->cp, cap);
+	GROW(g->fcp, cap);
 	GROW(g->off, cap);
 	GROW(g->ch, cap);
 	GROW(g->key, cap);
 	GROW(g->syl, cap);
+	GROW(g->src, cap);
+	GROW(g->rule_line, cap);
 	GROW(g->wbeg, cap);
 	GROW(g->wend, cap);
 	GROW(g->route, cap);
 	GROW(g->next, cap);
 	GROW(g->bits, cap);
-	GROW(g->src, cap);
 	g->cap = cap;
 	return 0;
 }
+
+static int is_han_at(const ts_g2p *g, size_t i, size_t n)
+{
+	return i < n && ts_is_han(g->cp[i]);
+}
+
+/* ---- words --------------------------------------------------------- */
 
 /* Maximum-probability segmentation of the Han run [a, b), right to left
  * as jieba does: route[i] is the best score of text[i..b). */
 static void segment_run(ts_g2p *g, size_t a, size_t b)
 {
 	const ts_lexicon *lx = g->lx;
+	int words = (g->stages & TS_G2P_WORDS) != 0;
 	g->route[b] = 0;
 	for (size_t i = b; i-- > a;) {
 		double best = (g->ch[i] >= 0 ? ts_lexicon_char_logp(lx, g->ch[i])
@@ -104,7 +139,7 @@ static void segment_run(ts_g2p *g, size_t a, size_t b)
 		              g->route[i + 1];
 		size_t end = i + 1;
 		const unsigned char *bits = NULL;
-		size_t nm = ts_lexicon_match(lx, g->key + i, b - i, g->m, MAX_MATCH);
+		size_t nm = words ? ts_lexicon_match(lx, g->key + i, b - i, g->m, MAX_MATCH) : 0;
 		for (size_t k = 0; k < nm; k++) {
 			double s = g->m[k].logp + g->route[i + g->m[k].len];
 			if (s >= best) { /* ties go to the longer word */
@@ -138,19 +173,150 @@ static void segment_run(ts_g2p *g, size_t a, size_t b)
 	}
 }
 
-/* Readings the words left open: the most common one. */
+/* Readings the words left open: the context rules, then the most common
+ * reading.  The rules see the text with traditional characters folded,
+ * so that one rule serves both scripts. */
 static void decide_open(ts_g2p *g, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (g->syl[i] == SYL_OPEN) {
+	ts_rule_ctx ctx = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend};
+	int rules = g->rules && (g->stages & TS_G2P_RULES);
+	for (size_t i = 0; i < n; i++) {
+		if (g->syl[i] != SYL_OPEN)
+			continue;
+		int line = 0;
+		int s = rules ? ts_rules_apply(g->rules, &ctx, i, &line) : -1;
+		if (s >= 0) {
+			g->syl[i] = s;
+			g->src[i] = SRC_RULE;
+			g->rule_line[i] = line;
+		} else {
 			g->syl[i] = (int)ts_lexicon_reading(g->lx, g->ch[i], 0);
 			g->src[i] = SRC_DEFAULT;
 		}
+	}
 }
+
+/* ---- tone sandhi of 一 and 不 ------------------------------------- */
+
+/* Tone digit of syllable s (1-5), 0 for none. */
+static int tone_of(const ts_g2p *g, int s)
+{
+	size_t len;
+	if (s < 0)
+		return 0;
+	const char *p = ts_lexicon_syllable(g->lx, (unsigned)s, &len);
+	return len > 0 && p[len - 1] >= '1' && p[len - 1] <= '5' ? p[len - 1] - '0' : 0;
+}
+
+static int in_set(uint32_t c, const uint32_t *set)
+{
+	for (; *set; set++)
+		if (*set == c)
+			return 1;
+	return 0;
+}
+
+/* Numerals before 一 that make it part of a number (十一, 一百零一). */
+static const uint32_t numerals_before[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
+                                           0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343,
+                                           0x4E07, 0x4EBF, 0x7B2C, 0x521D, 0};
+/* Digits after 一 that make it read digit by digit (一九四五, 一一零). */
+static const uint32_t digits_after[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
+                                        0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0};
+/* Magnitudes after 一: sandhi as usual (一百 yi4, 一万 yi2). */
+static const uint32_t magnitudes[] = {0x767E, 0x5343, 0x4E07, 0x4EBF, 0};
+/* Ordinal labels after 一 (一号, 一楼, 一级): first, not one. */
+static const uint32_t labels[] = {0x53F7, 0x697C, 0x5C4A, 0x680B, 0x7EA7, 0};
+/* After 一月: it is January (一月份, 一月初, 一月五日). */
+static const uint32_t after_month[] = {0x4EFD, 0x521D, 0x4E2D, 0x5E95, 0x672B, 0x4E00,
+                                       0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03,
+                                       0x516B, 0x4E5D, 0x5341, 0x65E5, 0x53F7, 0};
+
+#define CP_YI   0x4E00 /* 一 */
+#define CP_BU   0x4E0D /* 不 */
+#define CP_YUE  0x6708 /* 月 */
+#define CP_NIAN 0x5E74 /* 年 */
+
+/* The reading of 一 (lexically yi1) at i, by the rules of Putonghua:
+ * yi1 in numbers, ordinals, dates and at the end of a word or phrase;
+ * yi5 between a doubled verb (看一看); else yi2 before a fourth tone and
+ * yi4 before the others. */
+static int sandhi_yi(const ts_g2p *g, size_t i, size_t n)
+{
+	int han_before = i > 0 && is_han_at(g, i - 1, n);
+	int han_after = is_han_at(g, i + 1, n);
+	uint32_t prev = han_before ? g->fcp[i - 1] : 0, next = han_after ? g->fcp[i + 1] : 0;
+	uint32_t next2 = is_han_at(g, i + 2, n) ? g->fcp[i + 2] : 0;
+	if (!han_after || g->syl[i + 1] < 0)
+		return YI1;
+	if (g->wbeg[i] < i && g->wend[i] == i + 1) /* last of a word: 统一, 唯一 */
+		return YI1;
+	if (in_set(next, magnitudes))
+		goto tone;
+	if (in_set(prev, numerals_before) || in_set(next, digits_after) || in_set(next, labels))
+		return YI1;
+	if (next == CP_YUE && (prev == CP_NIAN || !next2 || in_set(next2, after_month)))
+		return YI1;
+	/* 看一看 (but not 一天一天: the second 一 is not between a doubled verb) */
+	if (han_before && prev == next && !(i >= 2 && g->fcp[i - 2] == CP_YI))
+		return YI5;
+tone:;
+	int t = tone_of(g, g->syl[i + 1]);
+	return t == 4 || t == 5 ? YI2 : YI4;
+}
+
+/* The reading of 不 (lexically bu4) at i: bu5 between a doubled word
+ * (好不好), bu2 before a fourth tone. */
+static int sandhi_bu(const ts_g2p *g, size_t i, size_t n)
+{
+	if (!is_han_at(g, i + 1, n) || g->syl[i + 1] < 0)
+		return BU4;
+	if (i > 0 && is_han_at(g, i - 1, n) && g->fcp[i - 1] == g->fcp[i + 1])
+		return BU5;
+	return tone_of(g, g->syl[i + 1]) == 4 ? BU2 : BU4;
+}
+
+static void sandhi(ts_g2p *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int k = -1;
+		if (g->fcp[i] == CP_YI && g->syl[i] == g->sandhi_syl[YI1])
+			k = sandhi_yi(g, i, n);
+		else if (g->fcp[i] == CP_BU && g->syl[i] == g->sandhi_syl[BU4])
+			k = sandhi_bu(g, i, n);
+		if (k < 0 || g->sandhi_syl[k] < 0 || g->sandhi_syl[k] == g->syl[i])
+			continue;
+		g->syl[i] = g->sandhi_syl[k];
+		g->src[i] = SRC_SANDHI;
+	}
+}
+
+/* ---- output -------------------------------------------------------- */
 
 static int is_ascii_alnum(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* CHAR=SYLLABLE/HOW for explain. */
+static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *tokens)
+{
+	int rc = ts_buf_printf(tokens, "%.*s=", (int)(g->off[i + 1] - g->off[i]), text + g->off[i]);
+	size_t len;
+	const char *s = g->syl[i] >= 0 ? ts_lexicon_syllable(g->lx, (unsigned)g->syl[i], &len)
+	                               : text + g->off[i];
+	if (g->syl[i] < 0)
+		len = g->off[i + 1] - g->off[i];
+	rc = rc ? rc : ts_buf_append(tokens, s, len);
+	if (rc || g->src[i] == SRC_NONE)
+		return rc;
+	if (g->src[i] == SRC_WORD)
+		return ts_buf_printf(tokens, "/%.*s",
+		                     (int)(g->off[g->wend[i]] - g->off[g->wbeg[i]]),
+		                     text + g->off[g->wbeg[i]]);
+	if (g->src[i] == SRC_RULE)
+		return ts_buf_printf(tokens, "/rule:%d", g->rule_line[i]);
+	return ts_buf_printf(tokens, "/%s", source_names[g->src[i]]);
 }
 
 /* Append what eSpeak is given and the tokens. */
@@ -158,10 +324,10 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 {
 	int rc = 0;
 	int after_syl = 0; /* the last thing in spoken is a syllable */
+	int first_token = 1;
 	if (tokens && tokens->len > 0 && tokens->data[tokens->len - 1] != '\n' &&
 	    tokens->data[tokens->len - 1] != ' ')
-		rc = ts_buf_putc(tokens, ' ');
-	int first_token = 1;
+		first_token = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const char *s = text + g->off[i];
 		size_t len = g->off[i + 1] - g->off[i];
@@ -171,17 +337,9 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 		if (han && tokens) {
 			if (!first_token)
 				rc = ts_buf_putc(tokens, ' ');
-			if (g->explain && !rc)
-				rc =
-				    ts_buf_printf(tokens, "%.*s=", (int)(g->off[i + 1] - g->off[i]),
-				                  text + g->off[i]);
-			rc = rc ? rc : ts_buf_append(tokens, s, len);
-			if (g->explain && !rc && g->src[i] == SRC_WORD)
-				rc = ts_buf_printf(tokens, "/%.*s",
-				                   (int)(g->off[g->wend[i]] - g->off[g->wbeg[i]]),
-				                   text + g->off[g->wbeg[i]]);
-			else if (g->explain && !rc && g->src[i] != SRC_NONE)
-				rc = ts_buf_printf(tokens, "/%s", source_names[g->src[i]]);
+			if (!rc)
+				rc = g->explain ? explain_token(g, text, i, tokens)
+				                : ts_buf_append(tokens, s, len);
 			first_token = 0;
 		}
 		if (!spoken || rc)
@@ -216,8 +374,11 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		int han = ts_is_han(c);
 		g->ch[n] = han ? ts_lexicon_char(g->lx, c) : -1;
 		g->key[n] = g->ch[n] >= 0 ? ts_lexicon_key(g->lx, g->ch[n]) : -1;
+		g->fcp[n] = g->key[n] >= 0 ? ts_lexicon_cp(g->lx, g->key[n]) : c;
 		g->syl[n] = SYL_NONE;
 		g->src[n] = SRC_NONE;
+		g->wbeg[n] = n;
+		g->wend[n] = n + 1;
 		n++;
 		i += (size_t)k;
 	}
@@ -234,10 +395,7 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		a = b;
 	}
 	decide_open(g, n);
+	if (g->stages & TS_G2P_SANDHI)
+		sandhi(g, n);
 	return emit(g, text, n, spoken, tokens);
-}
-
-void ts_g2p_set_explain(ts_g2p *g, int explain)
-{
-	g->explain = explain;
 }

@@ -16,15 +16,17 @@
 #define TS_G2P_H
 
 #include "lexicon.h"
+#include "rules.h"
 #include "util.h"
 
 #include <stddef.h>
 
 typedef struct ts_g2p ts_g2p;
 
-/* New converter using the lexicon lx, which must outlive it.  NULL when
- * out of memory; free with ts_g2p_free(). */
-ts_g2p *ts_g2p_new(const ts_lexicon *lx);
+/* New converter using the lexicon lx and the context rules (may be NULL),
+ * which must outlive it.  NULL when out of memory; free with
+ * ts_g2p_free(). */
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules);
 void ts_g2p_free(ts_g2p *g);
 
 /* Convert text[0..len) (valid UTF-8).  Appends to spoken (may be NULL)
@@ -37,8 +39,19 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 
 /* With explain set, each token says how it was decided:
  * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
- * (the character's most common reading), /rule, /sandhi, /neutral.  For
- * people checking readings, and for the tests. */
+ * (the character's most common reading), /rule:LINE (the context rule on
+ * that line of the rules file), /sandhi.  For people checking readings,
+ * and for the tests. */
 void ts_g2p_set_explain(ts_g2p *g, int explain);
+
+/* The stages that run, to measure what each adds (default: all).  Without
+ * TS_G2P_WORDS every character is a word of its own. */
+enum {
+	TS_G2P_WORDS = 1,  /* segmentation into the lexicon's words */
+	TS_G2P_RULES = 2,  /* context rules for the readings words leave open */
+	TS_G2P_SANDHI = 4, /* 一 and 不 */
+	TS_G2P_ALL = 7,
+};
+void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
 
 #endif

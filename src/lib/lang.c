@@ -21,6 +21,7 @@ struct ts_lang {
 	size_t nlook;
 	uint32_t look_min, look_max;
 	ts_lexicon *lex;     /* NULL when the data has no lexicon */
+	ts_rules *rules;     /* NULL when it has no rules */
 };
 
 static int cmp_pair(const void *a, const void *b)
@@ -104,6 +105,14 @@ ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
 		if (rc == TS_ENOENT) /* optional: eSpeak then reads the characters */
 			rc = 0;
 	}
+	ts_buf_clear(&path);
+	if (!rc && l->lex && (rc = ts_buf_printf(&path, "%s/polyphones.txt", dir)) != 0)
+		snprintf(errbuf, errsz, "out of memory");
+	if (!rc && l->lex) {
+		l->rules = ts_rules_load(path.data, l->lex, &rc, errbuf, errsz);
+		if (rc == TS_ENOENT)
+			rc = 0;
+	}
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
@@ -118,6 +127,7 @@ void ts_lang_free(ts_lang *l)
 	if (!l)
 		return;
 	free(l->look);
+	ts_rules_free(l->rules);
 	ts_lexicon_free(l->lex);
 	free(l);
 }
@@ -140,3 +150,5 @@ uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp)
 size_t ts_lang_lookalike_count(const ts_lang *l) { return l ? l->nlook : 0; }
 
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l) { return l ? l->lex : NULL; }
+
+const ts_rules *ts_lang_rules(const ts_lang *l) { return l ? l->rules : NULL; }

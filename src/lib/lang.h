@@ -8,11 +8,15 @@
  *
  * lexicon.bin: the pronunciation lexicon (see lexicon.h), made by
  * tools/build-lexicon.py.  Optional: without it the text goes to eSpeak as
- * characters and eSpeak decides the readings. */
+ * characters and eSpeak decides the readings.
+ *
+ * polyphones.txt: context rules for the readings the lexicon leaves open
+ * (see rules.h).  Read only with a lexicon; optional. */
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
 #include "lexicon.h"
+#include "rules.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,5 +35,8 @@ size_t ts_lang_lookalike_count(const ts_lang *l);
 /* The pronunciation lexicon, or NULL when the data has none.  Owned by
  * the ts_lang. */
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
+
+/* The polyphone context rules, or NULL.  Owned by the ts_lang. */
+const ts_rules *ts_lang_rules(const ts_lang *l);
 
 #endif

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HEADER_SIZE    72
+#define HEADER_SIZE    76
 #define FORMAT_VERSION 1
 #define CHAR_SIZE      12
 #define NO_GROUP       0xFFFFFFFFu
@@ -33,7 +33,7 @@ struct ts_lexicon {
 	size_t nreadings;    /* u16 entries */
 	size_t ngroup_words; /* u32 entries */
 	size_t words_size;   /* bytes */
-	const unsigned char *syl_off, *syl_str, *page_dir, *pages, *chars, *readings, *groups,
+	const unsigned char *syl_off, *syl_str, *page_dir, *pages, *chars, *cps, *readings, *groups,
 	    *words;
 	double ln_total;
 };
@@ -135,11 +135,11 @@ static const char *check(ts_lexicon *lx)
 	lx->nwords = rd32(m + 28);
 	uint32_t total = rd32(m + 32);
 	lx->max_len = rd32(m + 36);
-	uint32_t off[9];
-	for (int i = 0; i < 8; i++)
+	uint32_t off[10];
+	for (int i = 0; i < 9; i++)
 		off[i] = rd32(m + 40 + 4 * i);
-	off[8] = (uint32_t)lx->size;
-	for (int i = 0; i < 8; i++)
+	off[9] = (uint32_t)lx->size;
+	for (int i = 0; i < 9; i++)
 		if (off[i] < HEADER_SIZE || off[i] % 4 || off[i] > off[i + 1])
 			return "bad section offsets";
 	if (total == 0 || lx->nchar == 0 || lx->nchar > 0xFFFF || lx->nsyl == 0 ||
@@ -150,13 +150,14 @@ static const char *check(ts_lexicon *lx)
 	lx->page_dir = m + off[2];
 	lx->pages = m + off[3];
 	lx->chars = m + off[4];
-	lx->readings = m + off[5];
-	lx->groups = m + off[6];
-	lx->words = m + off[7];
+	lx->cps = m + off[5];
+	lx->readings = m + off[6];
+	lx->groups = m + off[7];
+	lx->words = m + off[8];
 	lx->nslots = (off[4] - off[3]) / 512;
-	lx->nreadings = (off[6] - off[5]) / 2;
-	lx->ngroup_words = (off[7] - off[6]) / 4;
-	lx->words_size = off[8] - off[7];
+	lx->nreadings = (off[7] - off[6]) / 2;
+	lx->ngroup_words = (off[8] - off[7]) / 4;
+	lx->words_size = off[9] - off[8];
 	lx->ln_total = log((double)total);
 
 	if ((size_t)(lx->nsyl + 1) * 4 > off[1] - off[0])
@@ -174,8 +175,13 @@ static const char *check(ts_lexicon *lx)
 	for (size_t i = 0; i < lx->nslots * 256; i++)
 		if (rd16(lx->pages + 2 * i) > lx->nchar)
 			return "pages";
-	if ((size_t)lx->nchar * CHAR_SIZE > off[5] - off[4])
+	if ((size_t)lx->nchar * CHAR_SIZE > off[5] - off[4] ||
+	    (size_t)lx->nchar * 2 > off[6] - off[5])
 		return "character table";
+	/* The page table and the code points agree, both ways. */
+	for (uint32_t c = 0; c < lx->nchar; c++)
+		if (ts_lexicon_char(lx, rd16(lx->cps + 2 * c)) != (int)c)
+			return "code points";
 	for (uint32_t c = 0; c < lx->nchar; c++) {
 		const unsigned char *r = char_rec(lx, (int)c);
 		uint32_t rd = rd32(r), first = rd & 0xFFFFFF, n = rd >> 24;
@@ -273,6 +279,11 @@ int ts_lexicon_char(const ts_lexicon *lx, uint32_t cp)
 	if (!slot)
 		return -1;
 	return (int)rd16(lx->pages + 2 * ((size_t)(slot - 1) * 256 + (cp & 0xFF))) - 1;
+}
+
+uint32_t ts_lexicon_cp(const ts_lexicon *lx, int ch)
+{
+	return rd16(lx->cps + 2 * (size_t)ch);
 }
 
 int ts_lexicon_key(const ts_lexicon *lx, int ch)

@@ -11,7 +11,7 @@
  * Binary format, version 1.  All integers little-endian; every section
  * starts on a 4-byte boundary; offsets count bytes from the file start.
  *
- *   header (72 bytes)
+ *   header (76 bytes)
  *     char magic[8]     "TSLEX\0\0\0"
  *     u32 version       1
  *     u32 file_size
@@ -41,6 +41,7 @@
  *                                       word: 0 = not one, else
  *                                       1 + round(16 ln(freq))
  *                         u8  reserved
+ *     u32 off_cps       u16[nchar]: the code point of each character
  *     u32 off_readings  u16 syllable indexes, most common reading first
  *     u32 off_groups    u32 array; a group is: u32 n, then n pairs
  *                         (L | count << 8, byte offset in the words area)
@@ -89,6 +90,9 @@ int ts_lexicon_char(const ts_lexicon *lx, uint32_t cp);
 /* Key of character ch (an index from ts_lexicon_char()): the character
  * words are looked up by. */
 int ts_lexicon_key(const ts_lexicon *lx, int ch);
+
+/* The code point of character ch. */
+uint32_t ts_lexicon_cp(const ts_lexicon *lx, int ch);
 
 /* Number of readings of character ch (1-7), and the k-th (0 = most
  * common) as a syllable index. */

@@ -136,8 +136,9 @@ int main(int argc, char **argv)
 	int hou_t = ts_lexicon_char(lx, cp_of("後")), hou_s = ts_lexicon_char(lx, cp_of("后"));
 	CHECK(hou_t >= 0 && hou_s >= 0 && hou_t != hou_s);
 	CHECK(ts_lexicon_key(lx, hou_t) == hou_s);
+	CHECK(ts_lexicon_cp(lx, hou_t) == cp_of("後") && ts_lexicon_cp(lx, hou_s) == cp_of("后"));
 	CHECK(strcmp(word_reading(lx, "銀行", 1, &len, buf), "hang2") == 0);
-	CHECK(strcmp(word_reading(lx, "頭髮", 1, &len, buf), "fa4") == 0);
+	CHECK(strcmp(word_reading(lx, "頭髮", 1, &len, buf), "fa5") == 0);
 	CHECK(strcmp(word_reading(lx, "瞭解", 0, &len, buf), "liao3") == 0);
 	CHECK(strcmp(word_reading(lx, "看著", 1, &len, buf), "zhe5") == 0);
 	int fa = ts_lexicon_char(lx, cp_of("髮"));
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
 	/* A word record's key past the character table. */
 	snprintf(path, sizeof path, "%s/badkey.bin", argv[2]);
 	uint32_t words_off;
-	memcpy(&words_off, data + 68, 4);
+	memcpy(&words_off, data + 72, 4);
 	data[words_off] = (char)0xFF;
 	data[words_off + 1] = (char)0xFF;
 	write_bytes(path, data, (size_t)size);

@@ -1,0 +1,169 @@
+/* test_g2p.c - pinyin of Chinese text: lexicon words, context rules,
+ * 一/不 sandhi, neutral tones, traditional text, and what eSpeak is given.
+ *
+ * Usage: test_g2p LANG_DIR DATA_DIR SCRATCH_DIR CASE...  Each line of
+ * DATA_DIR/CASE.txt is converted; CASE.ok holds "input<TAB>tokens<TAB>
+ * text for eSpeak" a line.  Also checked: the stages can be turned off,
+ * --explain's format, and broken rule files are refused with file:line. */
+#include "check.h"
+#include "g2p.h"
+#include "lang.h"
+#include "rules.h"
+#include "util.h"
+
+static void convert(ts_g2p *g, const char *s, ts_buf *spoken, ts_buf *tokens)
+{
+	ts_buf_clear(spoken);
+	ts_buf_clear(tokens);
+	CHECK(ts_g2p_convert(g, s, strlen(s), spoken, tokens) == 0);
+}
+
+static void tokens_are(ts_g2p *g, const char *s, const char *want)
+{
+	ts_buf sp = {0}, tk = {0};
+	convert(g, s, &sp, &tk);
+	const char *got = tk.data ? tk.data : "";
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "\"%s\"\n  got:  %s\n  want: %s\n", s, got, want);
+		check_failures++;
+	}
+	ts_buf_free(&sp);
+	ts_buf_free(&tk);
+}
+
+static void run_case(ts_g2p *g, const char *dir, const char *name)
+{
+	char golden[1024];
+	size_t n;
+	char *text = read_case(dir, name, golden, sizeof golden, &n);
+	if (!text)
+		return;
+	ts_buf out = {0}, sp = {0}, tk = {0};
+	for (char *line = text, *nl; line < text + n; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = text + n;
+		*nl = '\0';
+		convert(g, line, &sp, &tk);
+		ts_buf_printf(&out, "%s\t%s\t%s\n", line, tk.data ? tk.data : "",
+		              sp.data ? sp.data : "");
+	}
+	check_golden(golden, out.data ? out.data : "", out.len);
+	ts_buf_free(&out);
+	ts_buf_free(&sp);
+	ts_buf_free(&tk);
+	free(text);
+}
+
+/* A rules file with one bad line is refused, naming the file and line. */
+static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
+{
+	char path[1024], want[1100], msg[1200] = "";
+	snprintf(path, sizeof path, "%s/bad-rules.txt", scratch);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(body, f);
+	fclose(f);
+	int err = 0;
+	ts_rules *r = ts_rules_load(path, lx, &err, msg, sizeof msg);
+	snprintf(want, sizeof want, "%s:%d:", path, line);
+	if (r || err != TS_EINVAL || strstr(msg, want) == NULL) {
+		fprintf(stderr, "rules \"%s\": got %s (%s), want an error at %s\n", body,
+		        r ? "rules" : "no rules", msg, want);
+		check_failures++;
+	}
+	ts_rules_free(r);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: test_g2p LANG_DIR DATA_DIR SCRATCH_DIR CASE...\n");
+		return 2;
+	}
+	int err = 0;
+	char msg[1024];
+	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	if (!lang || !ts_lang_lexicon(lang) || !ts_lang_rules(lang)) {
+		fprintf(stderr, "%s: %s\n", argv[1], lang ? "no lexicon or rules" : msg);
+		return 1;
+	}
+	const ts_lexicon *lx = ts_lang_lexicon(lang);
+	ts_g2p *g = ts_g2p_new(lx, ts_lang_rules(lang));
+	CHECK(g != NULL);
+
+	for (int i = 4; i < argc; i++)
+		run_case(g, argv[2], argv[i]);
+
+	/* The stages, each on its own: without words, 银行 is read a character
+	 * at a time; without rules, a lone 都 takes the reading its words
+	 * favour; without sandhi, 不 keeps its lexical tone. */
+	ts_g2p_set_stages(g, 0);
+	tokens_are(g, "银行", "yin2 xing2");
+	ts_g2p_set_stages(g, TS_G2P_WORDS);
+	tokens_are(g, "银行", "yin2 hang2");
+	tokens_are(g, "不是", "bu4 shi4");
+	ts_g2p_set_stages(g, TS_G2P_WORDS | TS_G2P_RULES);
+	tokens_are(g, "我们都去", "wo3 men5 dou1 qu4");
+	tokens_are(g, "不是", "bu4 shi4");
+	ts_g2p_set_stages(g, TS_G2P_ALL);
+	tokens_are(g, "不是", "bu2 shi4");
+	/* Non-Han characters make no token; an empty text none at all. */
+	tokens_are(g, "abc 123，。", "");
+	tokens_are(g, "", "");
+	/* Tokens continue a line already started, after a space. */
+	ts_buf sp = {0}, tk = {0};
+	ts_buf_append(&tk, "ni3", 3);
+	CHECK(ts_g2p_convert(g, "好", 3, &sp, &tk) == 0);
+	CHECK(strcmp(tk.data, "ni3 hao3") == 0);
+	/* Explain: CHAR=SYLLABLE/HOW. */
+	ts_buf_clear(&tk);
+	ts_g2p_set_explain(g, 1);
+	CHECK(ts_g2p_convert(g, "银行都不", strlen("银行都不"), NULL, &tk) == 0);
+	CHECK(strncmp(tk.data, "银=yin2/银行 行=hang2/银行 都=dou1/rule:", 40) == 0);
+	CHECK(strstr(tk.data, " 不=bu4/default") != NULL);
+	ts_g2p_set_explain(g, 0);
+	/* Text that is not valid UTF-8 is passed through, byte by byte. */
+	ts_buf_clear(&sp);
+	ts_buf_clear(&tk);
+	CHECK(ts_g2p_convert(g, "\xff好\xfe", 5, &sp, &tk) == 0);
+	CHECK(strcmp(tk.data, "hao3") == 0 && sp.len == 6);
+	ts_buf_free(&sp);
+	ts_buf_free(&tk);
+
+	/* Broken rule files. */
+	bad_rules(lx, argv[3], "都\tdou1\n长\n", 2);
+	bad_rules(lx, argv[3], "# comment\n\n都\tdou9\n", 3);
+	bad_rules(lx, argv[3], "都\tdou1\tbefore=成\n", 1);
+	bad_rules(lx, argv[3], "都\tdou1\tprev=\n", 1);
+	bad_rules(lx, argv[3], "都\tdou1\tprev=成||首\n", 1);
+	bad_rules(lx, argv[3], "ab\tdou1\n", 1);
+	bad_rules(lx, argv[3], "都\tdou1\tprevlen>=x\n", 1);
+	/* A good one, with every kind of condition. */
+	char path[1024];
+	snprintf(path, sizeof path, "%s/good-rules.txt", argv[3]);
+	FILE *f = fopen(path, "w");
+	fputs(
+	    "# test\n都\tdu1\tprev=成|首 !next=$\n都\tdou1\talone prevlen>=1\n都\tdu1\tprevlen=0\n",
+	    f);
+	fclose(f);
+	ts_rules *r = ts_rules_load(path, lx, &err, msg, sizeof msg);
+	CHECK(r != NULL && ts_rules_count(r) == 3);
+	ts_g2p *g2 = ts_g2p_new(lx, r);
+	ts_g2p_set_stages(g2, TS_G2P_RULES);
+	tokens_are(g2, "成都市", "cheng2 du1 shi4");
+	tokens_are(g2, "成都", "cheng2 dou1");
+	tokens_are(g2, "都", "du1");
+	ts_g2p_free(g2);
+	ts_rules_free(r);
+
+	ts_g2p_free(g);
+	ts_g2p_free(NULL);
+	ts_lang_free(lang);
+	if (check_failures)
+		return 1;
+	printf("test_g2p: all checks passed\n");
+	return 0;
+}
