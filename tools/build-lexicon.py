@@ -454,6 +454,15 @@ def write(path, chars, words, single, total, cc):
                         r = OPEN if s is None or s not in chars[x] else chars[x].index(s)
                         bits |= r << (3 * k)
                     word_bytes += bits.to_bytes((3 * L + 7) // 8, "little")
+            # The second characters of the group's words, with the lengths
+            # of the words each starts: a lookup searches only those.
+            pairs = {}
+            for L in lens:
+                for w, n, syls in groups[c][L]:
+                    pairs[index[w[1]]] = pairs.get(index[w[1]], 0) | 1 << (L - 1)
+            group_words.append(len(pairs))
+            for k2 in sorted(pairs):
+                group_words.append(k2 | pairs[k2] << 16)
         fq = quantize(single[c]) if c in single else 0
         char_recs.append(struct.pack("<IIHBB", roff | (len(chars[c]) << 24), gi, key, fq, 0))
         if roff >= 1 << 24:

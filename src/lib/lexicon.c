@@ -201,6 +201,7 @@ static const char *check(ts_lexicon *lx)
 		if (n > TS_LEX_MAX_WORD || (size_t)g + 1 + 2 * (size_t)n > lx->ngroup_words)
 			return "word groups";
 		unsigned prev = 1;
+		uint32_t lengths = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t e = rd32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
 			uint32_t at = rd32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
@@ -210,8 +211,21 @@ static const char *check(ts_lexicon *lx)
 			    (uint64_t)count * record_size(L) > lx->words_size - at)
 				return "word groups";
 			prev = L;
+			lengths |= 1u << (L - 1);
 			if (check_words(lx, (int)c, lx->words + at, L, count))
 				return "word records";
+		}
+		size_t p = (size_t)g + 1 + 2 * (size_t)n;
+		if (p >= lx->ngroup_words)
+			return "word groups";
+		uint32_t np = rd32(lx->groups + 4 * p);
+		if (np > lx->nchar || p + 1 + np > lx->ngroup_words)
+			return "second characters";
+		for (uint32_t i = 0; i < np; i++) {
+			uint32_t e = rd32(lx->groups + 4 * (p + 1 + i));
+			if ((e & 0xFFFF) >= lx->nchar || (e >> 16) == 0 || (e >> 16) & ~lengths ||
+			    (i > 0 && (e & 0xFFFF) <= (rd32(lx->groups + 4 * (p + i)) & 0xFFFF)))
+				return "second characters";
 		}
 	}
 	return NULL;
@@ -355,17 +369,39 @@ size_t ts_lexicon_match(const ts_lexicon *lx, const int *keys, size_t n, ts_lexm
 	size_t known = 1;
 	while (known < n && known < lx->max_len && keys[known] >= 0)
 		known++;
+	if (known < 2)
+		return 0;
 	const unsigned char *grp = lx->groups + 4 * (size_t)g;
 	uint32_t ng = rd32(grp);
+	/* The lengths of the words that start with these two characters. */
+	const unsigned char *pairs = grp + 4 + 8 * (size_t)ng;
+	size_t lo = 0, hi = rd32(pairs);
+	uint32_t lengths = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t e = rd32(pairs + 4 + 4 * mid);
+		int k2 = (int)(e & 0xFFFF);
+		if (k2 == keys[1]) {
+			lengths = e >> 16;
+			break;
+		}
+		if (k2 < keys[1])
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	lengths &= known >= 16 ? 0xFFFFu : (1u << known) - 1;
 	size_t found = 0;
-	for (uint32_t i = 0; i < ng && found < max; i++) {
+	for (uint32_t i = 0; i < ng && found < max && lengths; i++) {
 		uint32_t e = rd32(grp + 4 + 8 * i);
 		unsigned L = e & 0xFF;
-		if (L > known)
-			break;
+		if (!(lengths & 1u << (L - 1)))
+			continue;
+		lengths &= ~(1u << (L - 1));
 		size_t rs = record_size(L);
 		const unsigned char *run = lx->words + rd32(grp + 8 + 8 * i);
-		size_t lo = 0, hi = e >> 8;
+		lo = 0;
+		hi = e >> 8;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 			int c = cmp_keys(run + mid * rs, keys + 1, L - 1);

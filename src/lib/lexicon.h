@@ -46,8 +46,13 @@
  *     u32 off_groups    u32 array; a group is: u32 n, then n pairs
  *                         (L | count << 8, byte offset in the words area)
  *                       for the words of L characters (ascending L) that
- *                       start with the character; each run of count
- *                       records is sorted by key
+ *                       start with the character, each run of count
+ *                       records sorted by key; then u32 m, and m entries
+ *                         key2 | lengths << 16
+ *                       sorted by key2: the second characters of those
+ *                       words, with bit L-1 of lengths set when a word of
+ *                       L characters starts with the two (a lookup only
+ *                       searches the runs of those lengths)
  *     u32 off_words     word records of a run, each:
  *                         u16 key[L-1]  keys of characters 2..L
  *                         u8  freq      1 + round(16 ln(freq))
