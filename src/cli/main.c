@@ -29,6 +29,7 @@
 #endif
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+enum { MAX_LEXICONS = 64 }; /* --lexicon FILE */
 
 static int quiet, verbose;
 static volatile sig_atomic_t interrupted;
@@ -127,6 +128,9 @@ static const char build_help[] =
     "      --format FMT     audio format: wav (default)\n"
     "      --encoding NAME  read the input in this encoding instead of detecting it\n"
     "                       (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
+    "      --lexicon FILE   your pronunciations, one \"词<TAB>pin1 yin1\" a line; they\n"
+    "                       override everything (repeatable; a lexicon.txt in the\n"
+    "                       folder of an input is read too)\n"
     "      --force          replace an audiobook already in the output folder\n"
     "      --dry-run        list the chapters that would be built, build nothing\n"
     "  -q, --quiet          no progress, no summary, no warnings\n"
@@ -151,6 +155,8 @@ static const char text_help[] =
     "      --sentences        one line per chunk sent to the synthesizer instead\n"
     "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
     "                         (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
+    "      --lexicon FILE     your pronunciations, one \"词<TAB>pin1 yin1\" a line\n"
+    "                         (repeatable; a lexicon.txt beside FILE is read too)\n"
     "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
     "      --voices-dir DIR   where to find voice presets\n"
     "  -q, --quiet            no warnings\n"
@@ -177,6 +183,9 @@ static const char pinyin_help[] =
     "                         reading), words (+ the lexicon's words), rules\n"
     "                         (+ context rules), all (+ sandhi; the default)\n"
     "      --encoding NAME    read FILE in this encoding instead of detecting it\n"
+    "      --lexicon FILE     your pronunciations, one \"词<TAB>pin1 yin1\" a line; they\n"
+    "                         override everything (repeatable; a lexicon.txt beside\n"
+    "                         FILE is read too)\n"
     "      --voice NAME       voice preset whose language data to use (default: cmn)\n"
     "      --voices-dir DIR   where to find voice presets\n"
     "  -q, --quiet            no warnings\n"
@@ -281,6 +290,58 @@ static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, t
 	return 0;
 }
 
+static void on_lexicon_warning(void *ud, const char *text)
+{
+	(void)ud;
+	if (!quiet)
+		msg("warning", "%s", text);
+}
+
+/* The user's lexicons: a lexicon.txt in the folder of each input (or in
+ * an input that is a folder), then each --lexicon FILE in order, so that
+ * the later ones win.  A --lexicon that cannot be read is an error; 0 or
+ * -1 (reported). */
+static int add_lexicons(ts_lang *lang, char **inputs, int ninputs, char **files, int nfiles)
+{
+	char err[1024], path[PATH_MAX + 16], seen[8][PATH_MAX + 16];
+	int nseen = 0;
+	for (int i = 0; i < ninputs; i++) {
+		const char *in = inputs[i];
+		struct stat st;
+		if (strcmp(in, "-") == 0 || stat(in, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(path, sizeof path, "%s/lexicon.txt", in);
+		} else {
+			const char *slash = strrchr(in, '/');
+			if (slash)
+				snprintf(path, sizeof path, "%.*s/lexicon.txt", (int)(slash - in), in);
+			else
+				snprintf(path, sizeof path, "lexicon.txt");
+		}
+		int dup = 0;
+		for (int k = 0; k < nseen && !dup; k++)
+			dup = strcmp(seen[k], path) == 0;
+		if (dup || stat(path, &st) != 0)
+			continue;
+		if (nseen < 8)
+			snprintf(seen[nseen++], sizeof seen[0], "%s", path);
+		int rc = ts_lang_add_lexicon(lang, path, on_lexicon_warning, NULL, err, sizeof err);
+		if (rc) {
+			msg("error", "lexicon %s", err);
+			return -1;
+		}
+	}
+	for (int i = 0; i < nfiles; i++) {
+		int rc = ts_lang_add_lexicon(lang, files[i], on_lexicon_warning, NULL, err, sizeof err);
+		if (rc) {
+			msg("error", "--lexicon %s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* --encoding NAME: 0, or a usage error for a name iconv does not know. */
 static int check_encoding(const char *cmd, const char *name)
 {
@@ -307,14 +368,16 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	static const struct option opts[] = {{"sentences", no_argument, 0, 's'},
 	                                     {"explain", no_argument, 0, 'x'},
 	                                     {"upto", required_argument, 0, 'u'},
+	                                     {"lexicon", required_argument, 0, 'L'},
 	                                     {"encoding", required_argument, 0, 'E'},
 	                                     {"voice", required_argument, 0, 'V'},
 	                                     {"voices-dir", required_argument, 0, 'D'},
 	                                     {"quiet", no_argument, 0, 'q'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
-	int sentences = 0, explain = 0, c;
+	int sentences = 0, explain = 0, c, nlex = 0;
 	int stages = -1; /* all */
+	char *lexicons[MAX_LEXICONS];
 	const char *voice_name = "cmn", *vdir_opt = NULL, *encoding = NULL;
 	while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
 		switch (c) {
@@ -340,6 +403,11 @@ static int cmd_text(int argc, char **argv, int pinyin)
 				return usage_error(cmd, "--upto takes chars, words, rules or all, not '%s'",
 				                   optarg);
 			break;
+		case 'L':
+			if (nlex == MAX_LEXICONS)
+				return usage_error(cmd, "at most %d --lexicon files", MAX_LEXICONS);
+			lexicons[nlex++] = optarg;
+			break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
 		case 'q': quiet = 1; break;
@@ -361,6 +429,10 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	if (pinyin && !ts_lang_lexicon(lang)) {
 		msg("error", "voice %s: its language data (%s) has no pronunciation lexicon "
 		             "(lexicon.bin)", voice.name, voice.language);
+		ts_lang_free(lang);
+		return EXIT_USAGE;
+	}
+	if (add_lexicons(lang, argv + optind, argc - optind, lexicons, nlex)) {
 		ts_lang_free(lang);
 		return EXIT_USAGE;
 	}
@@ -553,12 +625,14 @@ static int cmd_build(int argc, char **argv)
 	    {"force", no_argument, 0, 'F'},         {"dry-run", no_argument, 0, 'n'},
 	    {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
 	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+	    {"lexicon", required_argument, 0, 'L'},
 	    {0, 0, 0, 0}};
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	double rate = 1.0;
-	int force = 0, dry = 0, c;
+	int force = 0, dry = 0, c, nlex = 0;
+	char *lexicons[MAX_LEXICONS];
 	char *end;
 	while ((c = getopt_long(argc, argv, ":o:j:qvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -588,6 +662,11 @@ static int cmd_build(int argc, char **argv)
 			encoding = optarg;
 			break;
 		case 'F': force = 1; break;
+		case 'L':
+			if (nlex == MAX_LEXICONS)
+				return usage_error("build", "at most %d --lexicon files", MAX_LEXICONS);
+			lexicons[nlex++] = optarg;
+			break;
 		case 'n': dry = 1; break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
@@ -608,6 +687,10 @@ static int cmd_build(int argc, char **argv)
 	char err[1024];
 	if (load_voice(vdir_opt, voice_name, &voice, &lang))
 		return EXIT_USAGE;
+	if (add_lexicons(lang, argv + optind, argc - optind, lexicons, nlex)) {
+		ts_lang_free(lang);
+		return EXIT_USAGE;
+	}
 
 	int status = EXIT_OK;
 	ts_book *book = ts_book_new(on_diag, NULL);

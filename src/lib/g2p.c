@@ -12,10 +12,11 @@
 #define MAX_MATCH TS_LEX_MAX_WORD
 #define SYL_OPEN  (-2) /* to be decided by the rules, then the default */
 #define SYL_NONE  (-1) /* not a Han character the lexicon knows */
+#define SYL_USER  (-3) /* read as a user's lexicon says: usyl */
 
 /* How a reading was decided (for explain). */
-enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI };
-static const char *const source_names[] = {"", "", "default", "rule", "sandhi"};
+enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_USER };
+static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "user"};
 
 /* Syllables the sandhi writes, looked up once. */
 enum { YI1, YI2, YI4, YI5, BU2, BU4, BU5, NSANDHI };
@@ -23,7 +24,8 @@ static const char *const sandhi_names[NSANDHI] = {"yi1", "yi2", "yi4", "yi5", "b
 
 struct ts_g2p {
 	const ts_lexicon *lx;
-	const ts_rules *rules; /* may be NULL */
+	const ts_rules *rules;  /* may be NULL */
+	const ts_userlex *user; /* may be NULL */
 	unsigned stages;
 	int explain;
 	int sandhi_syl[NSANDHI];
@@ -33,7 +35,8 @@ struct ts_g2p {
 	size_t *off;                /* byte offset of each, and of the end */
 	int *ch;                    /* lexicon character, or -1 */
 	int *key;                   /* its lookup key, or -1 */
-	int *syl;                   /* syllable, SYL_OPEN or SYL_NONE */
+	int *syl;                   /* syllable, SYL_OPEN, SYL_NONE or SYL_USER */
+	const char **usyl;          /* the syllable of SYL_USER */
 	unsigned char *src;         /* enum source of each reading */
 	int *rule_line;             /* the rule that decided it */
 	size_t *wbeg, *wend;        /* the word each character is in */
@@ -43,13 +46,14 @@ struct ts_g2p {
 	ts_lexmatch m[MAX_MATCH];
 };
 
-ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules)
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex *user)
 {
 	ts_g2p *g = calloc(1, sizeof *g);
 	if (!g)
 		return NULL;
 	g->lx = lx;
 	g->rules = rules;
+	g->user = user;
 	g->stages = TS_G2P_ALL;
 	for (int k = 0; k < NSANDHI; k++)
 		g->sandhi_syl[k] = ts_lexicon_find_syllable(lx, sandhi_names[k], 3);
@@ -66,6 +70,7 @@ void ts_g2p_free(ts_g2p *g)
 	free(g->ch);
 	free(g->key);
 	free(g->syl);
+	free(g->usyl);
 	free(g->src);
 	free(g->rule_line);
 	free(g->wbeg);
@@ -108,6 +113,7 @@ static int reserve(ts_g2p *g, size_t n)
 	GROW(g->ch, cap);
 	GROW(g->key, cap);
 	GROW(g->syl, cap);
+	GROW(g->usyl, cap);
 	GROW(g->src, cap);
 	GROW(g->rule_line, cap);
 	GROW(g->wbeg, cap);
@@ -173,6 +179,34 @@ static void segment_run(ts_g2p *g, size_t a, size_t b)
 	}
 }
 
+/* The words of the user's lexicons in the Han run [a, b), leftmost and
+ * longest first: they are read as written, and the lexicon segments what
+ * lies between them. */
+static void user_words(ts_g2p *g, size_t a, size_t b)
+{
+	size_t gap = a;
+	for (size_t i = a; i < b;) {
+		size_t e, m = g->user ? ts_userlex_match(g->user, g->fcp + i, b - i, &e) : 0;
+		if (!m) {
+			i++;
+			continue;
+		}
+		if (gap < i)
+			segment_run(g, gap, i);
+		for (size_t k = 0; k < m; k++) {
+			g->syl[i + k] = SYL_USER;
+			g->usyl[i + k] = ts_userlex_syllable(g->user, e, k);
+			g->src[i + k] = SRC_USER;
+			g->wbeg[i + k] = i;
+			g->wend[i + k] = i + m;
+		}
+		i += m;
+		gap = i;
+	}
+	if (gap < b)
+		segment_run(g, gap, b);
+}
+
 /* Readings the words left open: the context rules, then the most common
  * reading.  The rules see the text with traditional characters folded,
  * so that one rule serves both scripts. */
@@ -198,14 +232,24 @@ static void decide_open(ts_g2p *g, size_t n)
 
 /* ---- tone sandhi of 一 and 不 ------------------------------------- */
 
-/* Tone digit of syllable s (1-5), 0 for none. */
-static int tone_of(const ts_g2p *g, int s)
+/* The syllable of character i, or NULL; *len gets its length. */
+static const char *syllable_at(const ts_g2p *g, size_t i, size_t *len)
+{
+	if (g->syl[i] == SYL_USER) {
+		*len = strlen(g->usyl[i]);
+		return g->usyl[i];
+	}
+	if (g->syl[i] < 0)
+		return NULL;
+	return ts_lexicon_syllable(g->lx, (unsigned)g->syl[i], len);
+}
+
+/* Tone digit of the syllable of character i (1-5), 0 for none. */
+static int tone_at(const ts_g2p *g, size_t i)
 {
 	size_t len;
-	if (s < 0)
-		return 0;
-	const char *p = ts_lexicon_syllable(g->lx, (unsigned)s, &len);
-	return len > 0 && p[len - 1] >= '1' && p[len - 1] <= '5' ? p[len - 1] - '0' : 0;
+	const char *p = syllable_at(g, i, &len);
+	return p && len > 0 && p[len - 1] >= '1' && p[len - 1] <= '5' ? p[len - 1] - '0' : 0;
 }
 
 static int in_set(uint32_t c, const uint32_t *set)
@@ -247,7 +291,7 @@ static int sandhi_yi(const ts_g2p *g, size_t i, size_t n)
 	int han_after = is_han_at(g, i + 1, n);
 	uint32_t prev = han_before ? g->fcp[i - 1] : 0, next = han_after ? g->fcp[i + 1] : 0;
 	uint32_t next2 = is_han_at(g, i + 2, n) ? g->fcp[i + 2] : 0;
-	if (!han_after || g->syl[i + 1] < 0)
+	if (!han_after || !tone_at(g, i + 1))
 		return YI1;
 	if (g->wbeg[i] < i && g->wend[i] == i + 1) /* last of a word: 统一, 唯一 */
 		return YI1;
@@ -261,7 +305,7 @@ static int sandhi_yi(const ts_g2p *g, size_t i, size_t n)
 	if (han_before && prev == next && !(i >= 2 && g->fcp[i - 2] == CP_YI))
 		return YI5;
 tone:;
-	int t = tone_of(g, g->syl[i + 1]);
+	int t = tone_at(g, i + 1);
 	return t == 4 || t == 5 ? YI2 : YI4;
 }
 
@@ -269,11 +313,11 @@ tone:;
  * (好不好), bu2 before a fourth tone. */
 static int sandhi_bu(const ts_g2p *g, size_t i, size_t n)
 {
-	if (!is_han_at(g, i + 1, n) || g->syl[i + 1] < 0)
+	if (!is_han_at(g, i + 1, n) || !tone_at(g, i + 1))
 		return BU4;
 	if (i > 0 && is_han_at(g, i - 1, n) && g->fcp[i - 1] == g->fcp[i + 1])
 		return BU5;
-	return tone_of(g, g->syl[i + 1]) == 4 ? BU2 : BU4;
+	return tone_at(g, i + 1) == 4 ? BU2 : BU4;
 }
 
 static void sandhi(ts_g2p *g, size_t n)
@@ -303,10 +347,11 @@ static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *to
 {
 	int rc = ts_buf_printf(tokens, "%.*s=", (int)(g->off[i + 1] - g->off[i]), text + g->off[i]);
 	size_t len;
-	const char *s = g->syl[i] >= 0 ? ts_lexicon_syllable(g->lx, (unsigned)g->syl[i], &len)
-	                               : text + g->off[i];
-	if (g->syl[i] < 0)
+	const char *s = syllable_at(g, i, &len);
+	if (!s) {
+		s = text + g->off[i];
 		len = g->off[i + 1] - g->off[i];
+	}
 	rc = rc ? rc : ts_buf_append(tokens, s, len);
 	if (rc || g->src[i] == SRC_NONE)
 		return rc;
@@ -329,11 +374,13 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 	    tokens->data[tokens->len - 1] != ' ')
 		first_token = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		const char *s = text + g->off[i];
-		size_t len = g->off[i + 1] - g->off[i];
+		size_t len;
+		const char *s = syllable_at(g, i, &len);
 		int han = ts_is_han(g->cp[i]);
-		if (g->syl[i] >= 0)
-			s = ts_lexicon_syllable(g->lx, (unsigned)g->syl[i], &len);
+		if (!s) {
+			s = text + g->off[i];
+			len = g->off[i + 1] - g->off[i];
+		}
 		if (han && tokens) {
 			if (!first_token)
 				rc = ts_buf_putc(tokens, ' ');
@@ -391,7 +438,7 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		size_t b = a;
 		while (b < n && ts_is_han(g->cp[b]))
 			b++;
-		segment_run(g, a, b);
+		user_words(g, a, b);
 		a = b;
 	}
 	decide_open(g, n);

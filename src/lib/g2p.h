@@ -17,16 +17,18 @@
 
 #include "lexicon.h"
 #include "rules.h"
+#include "userlex.h"
 #include "util.h"
 
 #include <stddef.h>
 
 typedef struct ts_g2p ts_g2p;
 
-/* New converter using the lexicon lx and the context rules (may be NULL),
- * which must outlive it.  NULL when out of memory; free with
- * ts_g2p_free(). */
-ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules);
+/* New converter using the lexicon lx, the context rules and the user's
+ * lexicons (both may be NULL), which must outlive it.  A word of the
+ * user's lexicons is read as written, before and instead of anything
+ * else.  NULL when out of memory; free with ts_g2p_free(). */
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex *user);
 void ts_g2p_free(ts_g2p *g);
 
 /* Convert text[0..len) (valid UTF-8).  Appends to spoken (may be NULL)
@@ -40,8 +42,8 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 /* With explain set, each token says how it was decided:
  * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
  * (the character's most common reading), /rule:LINE (the context rule on
- * that line of the rules file), /sandhi.  For people checking readings,
- * and for the tests. */
+ * that line of the rules file), /sandhi, /user (a word of the user's
+ * lexicons).  For people checking readings, and for the tests. */
 void ts_g2p_set_explain(ts_g2p *g, int explain);
 
 /* The stages that run, to measure what each adds (default: all).  Without

@@ -22,7 +22,24 @@ struct ts_lang {
 	uint32_t look_min, look_max;
 	ts_lexicon *lex;     /* NULL when the data has no lexicon */
 	ts_rules *rules;     /* NULL when it has no rules */
+	ts_userlex *user;    /* names.txt and the user's lexicons */
 };
+
+/* The shipped names lexicon must have no bad line: the first one is kept
+ * as the error. */
+typedef struct names_check {
+	char *errbuf;
+	size_t errsz;
+	int bad;
+} names_check;
+
+static void names_warn(void *ud, const char *msg)
+{
+	names_check *c = ud;
+	if (!c->bad)
+		snprintf(c->errbuf, c->errsz, "%s", msg);
+	c->bad = 1;
+}
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -113,6 +130,20 @@ ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
 		if (rc == TS_ENOENT)
 			rc = 0;
 	}
+	ts_buf_clear(&path);
+	if (!rc && (!(l->user = ts_userlex_new(l->lex)) ||
+	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0)) {
+		rc = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+	}
+	if (!rc) {
+		names_check c = {errbuf, errsz, 0};
+		rc = ts_userlex_load(l->user, path.data, names_warn, &c, errbuf, errsz);
+		if (rc == TS_ENOENT)
+			rc = 0;
+		if (!rc && c.bad)
+			rc = TS_EINVAL;
+	}
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
@@ -128,6 +159,7 @@ void ts_lang_free(ts_lang *l)
 		return;
 	free(l->look);
 	ts_rules_free(l->rules);
+	ts_userlex_free(l->user);
 	ts_lexicon_free(l->lex);
 	free(l);
 }
@@ -152,3 +184,11 @@ size_t ts_lang_lookalike_count(const ts_lang *l) { return l ? l->nlook : 0; }
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l) { return l ? l->lex : NULL; }
 
 const ts_rules *ts_lang_rules(const ts_lang *l) { return l ? l->rules : NULL; }
+
+const ts_userlex *ts_lang_userlex(const ts_lang *l) { return l ? l->user : NULL; }
+
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
+                        size_t errsz)
+{
+	return ts_userlex_load(l->user, path, warn, ud, errbuf, errsz);
+}

@@ -11,12 +11,18 @@
  * characters and eSpeak decides the readings.
  *
  * polyphones.txt: context rules for the readings the lexicon leaves open
- * (see rules.h).  Read only with a lexicon; optional. */
+ * (see rules.h).  Read only with a lexicon; optional.
+ *
+ * names.txt: the names lexicon (people and places: 洪承畴 hong2 cheng2
+ * chou2), in the format of a user's lexicon (see userlex.h); optional.
+ * Its words, and those of the user's lexicons added with
+ * ts_lang_add_lexicon(), override everything else. */
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
 #include "lexicon.h"
 #include "rules.h"
+#include "userlex.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -38,5 +44,15 @@ const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
 
 /* The polyphone context rules, or NULL.  Owned by the ts_lang. */
 const ts_rules *ts_lang_rules(const ts_lang *l);
+
+/* The names lexicon and the user's lexicons (never NULL for a loaded
+ * lang).  Owned by the ts_lang. */
+const ts_userlex *ts_lang_userlex(const ts_lang *l);
+
+/* Add a user's lexicon file (see userlex.h): its words override the
+ * voice's.  Bad lines go to warn (may be NULL) and are skipped.  Returns
+ * 0 or TS_ENOENT, TS_EIO, TS_ENOMEM with a message in errbuf. */
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
+                        size_t errsz);
 
 #endif

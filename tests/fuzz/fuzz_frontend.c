@@ -4,7 +4,9 @@
  * runs it but without audio.
  *
  * Properties beyond "no crash, no sanitizer report": every chunk is
- * valid UTF-8, non-empty, NUL-free and within the length limit. */
+ * valid UTF-8, non-empty, NUL-free and within the length limit; its text
+ * for eSpeak is valid UTF-8 too, and it has one pinyin token per Han
+ * character. */
 #define _GNU_SOURCE
 #include "frontend.h"
 #include "input.h"
@@ -24,11 +26,36 @@
 
 static ts_lang *lang;
 
+static size_t count_han(const char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int len = ts_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (len <= 0)
+			abort();
+		k += ts_is_han(cp) != 0;
+		i += (size_t)len;
+	}
+	return k;
+}
+
 static int on_chunk(void *ud, const ts_chunk *c)
 {
 	(void)ud;
 	if (c->len == 0 || ts_utf8_check(c->text, c->len, 1) != c->len ||
 	    strlen(c->text) != c->len || c->chars > TS_CHUNK_HARD_MAX + 8)
+		abort();
+	if (!c->spoken)
+		return 0;
+	if (ts_utf8_check(c->spoken, c->spoken_len, 1) != c->spoken_len ||
+	    strlen(c->spoken) != c->spoken_len || strlen(c->tokens) != c->tokens_len)
+		abort();
+	size_t tokens = 0;
+	for (size_t i = 0; i < c->tokens_len; i++)
+		if (c->tokens[i] != ' ' && (i == 0 || c->tokens[i - 1] == ' '))
+			tokens++;
+	if (tokens != count_han(c->text, c->len))
 		abort();
 	return 0;
 }

@@ -55,6 +55,12 @@ static void run_case(ts_g2p *g, const char *dir, const char *name)
 	free(text);
 }
 
+static void collect_warning(void *ud, const char *m)
+{
+	ts_buf *b = ud;
+	ts_buf_printf(b, "%s\n", m);
+}
+
 /* A rules file with one bad line is refused, naming the file and line. */
 static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
 {
@@ -91,7 +97,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const ts_lexicon *lx = ts_lang_lexicon(lang);
-	ts_g2p *g = ts_g2p_new(lx, ts_lang_rules(lang));
+	ts_g2p *g = ts_g2p_new(lx, ts_lang_rules(lang), ts_lang_userlex(lang));
 	CHECK(g != NULL);
 
 	for (int i = 4; i < argc; i++)
@@ -151,13 +157,70 @@ int main(int argc, char **argv)
 	fclose(f);
 	ts_rules *r = ts_rules_load(path, lx, &err, msg, sizeof msg);
 	CHECK(r != NULL && ts_rules_count(r) == 3);
-	ts_g2p *g2 = ts_g2p_new(lx, r);
+	ts_g2p *g2 = ts_g2p_new(lx, r, NULL);
 	ts_g2p_set_stages(g2, TS_G2P_RULES);
 	tokens_are(g2, "成都市", "cheng2 du1 shi4");
 	tokens_are(g2, "成都", "cheng2 dou1");
 	tokens_are(g2, "都", "du1");
 	ts_g2p_free(g2);
 	ts_rules_free(r);
+
+	/* A user's lexicon overrides everything, in both scripts; the last
+	 * entry for a word wins, the longer of two that start together. */
+	ts_userlex *u = ts_userlex_new(lx);
+	const char *why;
+	CHECK(ts_userlex_add(u, "银行", strlen("银行"), "yin2 xing2", 10, &why) == 0);
+	CHECK(ts_userlex_add(u, "长大", strlen("长大"), "chang2 da4", 10, &why) == 0);
+	CHECK(ts_userlex_add(u, "长大", strlen("长大"), "Zhang3  Da4", 11, &why) == 0);
+	CHECK(ts_userlex_add(u, "一个", strlen("一个"), "yi1 ge4", 7, &why) == 0);
+	CHECK(ts_userlex_add(u, "绿色", strlen("绿色"), "lü4 se4", 8, &why) == 0);
+	CHECK(ts_userlex_add(u, "女人", strlen("女人"), "nu:3 ren2", 9, &why) == 0);
+	CHECK(ts_userlex_add(u, "中华人民", strlen("中华人民"), "zhong1 hua2 ren2 min2", 21,
+	                     &why) == 0);
+	CHECK(ts_userlex_add(u, "中华", strlen("中华"), "zhong4 hua4", 11, &why) == 0);
+	CHECK(ts_userlex_add(u, "事", strlen("事"), "shi4", 4, &why) == 0);
+	/* Bad entries: not Han, a syllable short or too many, no tone. */
+	CHECK(ts_userlex_add(u, "abc", 3, "a1 b1 c1", 8, &why) == TS_EINVAL && *why);
+	CHECK(ts_userlex_add(u, "银行", strlen("银行"), "yin2", 4, &why) == TS_EINVAL && *why);
+	CHECK(ts_userlex_add(u, "银行", strlen("银行"), "yin2 hang2 x1", 13, &why) == TS_EINVAL);
+	CHECK(ts_userlex_add(u, "银行", strlen("银行"), "yin hang", 8, &why) == TS_EINVAL);
+	CHECK(ts_userlex_add(u, "银行", strlen("银行"), "yin2 hang7", 10, &why) == TS_EINVAL);
+	CHECK(ts_userlex_count(u) == 9);
+	ts_g2p *gu = ts_g2p_new(lx, ts_lang_rules(lang), u);
+	tokens_are(gu, "银行长大了", "yin2 xing2 zhang3 da4 le5");
+	tokens_are(gu, "銀行長大了", "yin2 xing2 zhang3 da4 le5");
+	tokens_are(gu, "一个不一个", "yi1 ge4 bu4 yi1 ge4");
+	tokens_are(gu, "不事", "bu2 shi4"); /* sandhi sees the user's tone */
+	tokens_are(gu, "绿色女人", "lv4 se4 nv3 ren2");
+	tokens_are(gu, "中华人民共和国", "zhong1 hua2 ren2 min2 gong4 he2 guo2");
+	tokens_are(gu, "中华", "zhong4 hua4");
+	ts_g2p_free(gu);
+	/* A file: bad lines are warned about with file:line and skipped. */
+	snprintf(path, sizeof path, "%s/user-lexicon.txt", argv[3]);
+	f = fopen(path, "w");
+	fputs("\xEF\xBB\xBF# my names\n\n洪承畴\thong2 cheng2 chou2\n坏行\n坏\thuai4 huai4\n"
+	      "  银行 \t yin2  xing2  # spaces\nabc\ta1 b1 c1\n",
+	      f);
+	fclose(f);
+	ts_userlex *u2 = ts_userlex_new(lx);
+	ts_buf warns = {0};
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, msg, sizeof msg) == 0);
+	CHECK(ts_userlex_count(u2) == 2);
+	char want[1100];
+	snprintf(want, sizeof want, "%s:4: ", path);
+	CHECK(warns.data && strstr(warns.data, want));
+	snprintf(want, sizeof want, "%s:5: ", path);
+	CHECK(warns.data && strstr(warns.data, want));
+	snprintf(want, sizeof want, "%s:7: ", path);
+	CHECK(warns.data && strstr(warns.data, want));
+	snprintf(want, sizeof want, "%s:3: ", path);
+	CHECK(warns.data && !strstr(warns.data, want));
+	ts_buf_free(&warns);
+	snprintf(path, sizeof path, "%s/no-such-lexicon.txt", argv[3]);
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, msg, sizeof msg) == TS_ENOENT);
+	ts_userlex_free(u2);
+	ts_userlex_free(u);
+	ts_userlex_free(NULL);
 
 	ts_g2p_free(g);
 	ts_g2p_free(NULL);
