@@ -11,7 +11,11 @@ Sources (each with its licence beside it):
                                        mozillazg/pinyin-data)
   data/pinyin/phrase-pinyin.txt        readings of words (MIT,
   data/pinyin/phrase-pinyin-cedict.txt mozillazg/phrase-pinyin-data; the
-                                       first wins where both have a word)
+                                       first wins where both have a word,
+                                       but the second's neutral tones are
+                                       taken: 衣服 yi1 fu5)
+  data/lexicon-fixes.txt               corrections to those, checked against
+                                       a dictionary; they come first
   data/jieba/dict.txt                  word frequencies (MIT, jieba 0.42.1)
   data/opencc/*.txt                    traditional <-> simplified tables
                                        (Apache-2.0, OpenCC 1.1.6, exported
@@ -19,10 +23,12 @@ Sources (each with its licence beside it):
 
 What it builds:
   - the words: every word of jieba's dictionary and of the phrase lists,
-    with jieba's frequency (words only in the phrase lists get
-    PHRASE_ONLY_FREQ), the reading of each character where the phrase lists
-    decide it (words only in jieba get theirs from the phrase-list words
-    inside them), and "open" where nothing does: the run-time rules decide.
+    with jieba's frequency (a word only the phrase lists have gets
+    PHRASE_ONLY_BOOST times the probability of its characters read as
+    separate words, so that it wins over them), the reading of each
+    character where the phrase lists decide it (words only in jieba get
+    theirs from the phrase-list words inside them), and "open" where
+    nothing does: the run-time rules decide.
   - 一 and 不 are stored with their lexical tones (yi1, bu4): the phrase
     lists mark tone sandhi in some words and not in others, and the
     run-time sandhi rules apply it the same way everywhere.
@@ -33,10 +39,13 @@ What it builds:
     their own (看著, 瞭解).
   - the characters: BMP Han only (the normalizer drops Han beyond the BMP),
     readings ordered most common first: the reading the words use most,
-    weighted by word frequency, with the order of char-pinyin.txt breaking
-    ties and ordering readings no word uses.
+    each word counting ln(1 + freq), with the order of char-pinyin.txt
+    breaking ties and ordering readings no word uses.
 
-Usage: tools/build-lexicon.py [--data DIR] [--out FILE] [--stats]
+The output is the same on every run (no dependence on hash order), so that
+`--check voices/zh/lexicon.bin` (a ctest) can tell a stale binary.
+
+Usage: tools/build-lexicon.py [--data DIR] [--out FILE] [--stats] [--check FILE]
 """
 
 import argparse
@@ -53,8 +62,7 @@ OPEN = 7
 MAX_WORD = 16         # longer words are dropped
 PHRASE_ONLY_FREQ = 3  # jieba's own floor for rare words
 PHRASE_ONLY_BOOST = 10
-FIXED = set()
-NEUTRAL_MERGE = True
+FIXED = set()         # the words of data/lexicon-fixes.txt
 PAGE = 256
 
 TONE_MARKS = {"\u0304": "1", "\u0301": "2", "\u030c": "3", "\u0300": "4"}
@@ -155,7 +163,7 @@ def load_phrases(path, words, neutral_from=False):
         old = words.get(word)
         if old is None:
             words[word] = readings[0]
-        elif neutral_from and NEUTRAL_MERGE and len(readings) == 1 and word not in FIXED:
+        elif neutral_from and len(readings) == 1 and word not in FIXED:
             words[word] = [n if n[-1] == "5" and n[:-1] == o[:-1] else o
                            for o, n in zip(old, readings[0])]
 
@@ -317,10 +325,10 @@ def build(args):
     for w, syls in phrases.items():
         readings.setdefault(cc.fold(w), syls)
     for w, syls in phrases.items():
-        for t in cc.variants(w):
+        for t in sorted(cc.variants(w)):
             readings.setdefault(cc.fold(t), syls)
     words = {}
-    for w in set(freq) | set(readings):
+    for w in sorted(set(freq) | set(readings)):   # sorted: the same file on every run
         if not all(c in chars for c in w):
             continue
         if len(w) == 1:
@@ -341,28 +349,17 @@ def build(args):
             if s is not None and s not in chars[c]:
                 chars[c].append(s)    # neutral tones of suffixes and the like
 
-    # Reading order: usage in words weighted by frequency.
+    # Reading order: usage in words, each word counting ln(1 + freq).  The
+    # most common reading is what a character gets where no word decides
+    # (mostly in names and rare compounds), and there the readings of many
+    # words say more than one frequent word: weighted by frequency, 参与
+    # alone made yu4 the reading of 与, and 首都 du1 that of 都.
     use = {}
     for w, (n, syls) in words.items():
         for c, s in zip(w, syls):
             if s is not None:
                 u = use.setdefault(c, {})
-                if ORDER == "types":
-                    u[s] = u.get(s, 0) + 1
-                elif ORDER == "sqrt":
-                    u[s] = u.get(s, 0) + math.sqrt(n)
-                elif ORDER == "log":
-                    u[s] = u.get(s, 0) + math.log(1 + n)
-                else:
-                    u[s] = u.get(s, 0) + n
-    if ORDER == "source":
-        use = {}
-    elif ORDER == "mixed":
-        for c, syls in chars.items():
-            n = freq.get(c, 0)
-            if n:
-                u = use.setdefault(c, {})
-                u[syls[0]] = u.get(syls[0], 0) + n
+                u[s] = u.get(s, 0) + math.log(1 + n)
     for c, syls in chars.items():
         u = use.get(c, {})
         order = sorted(range(len(syls)), key=lambda k: (-u.get(syls[k], 0), k))
@@ -375,7 +372,7 @@ def build(args):
     # are filled the same way.
     for w in list(words):
         n, src = words[w]
-        for t in cc.variants(w):
+        for t in sorted(cc.variants(w)):
             ft = cc.fold(t)
             if ft == w or not all(c in chars for c in ft):
                 continue
@@ -526,19 +523,19 @@ def main():
     ap.add_argument("--data", default=os.path.join(root, "data"))
     ap.add_argument("--out", default=os.path.join(root, "voices", "zh", "lexicon.bin"))
     ap.add_argument("--stats", action="store_true", help="print what was built")
-    ap.add_argument("--order", default="log")
-    ap.add_argument("--boost", type=float, default=10)
-    ap.add_argument("--no-neutral-merge", action="store_true")
+    ap.add_argument("--check", metavar="FILE",
+                    help="fail unless what is built is byte for byte FILE (the committed one)")
     args = ap.parse_args()
-    global ORDER, PHRASE_ONLY_BOOST, NEUTRAL_MERGE
-    NEUTRAL_MERGE = not args.no_neutral_merge
-    ORDER = args.order
-    PHRASE_ONLY_BOOST = args.boost
     chars, words, single, total, cc = build(args)
     size, nsyl = write(args.out, chars, words, single, total, cc)
     if args.stats:
         print("%d characters, %d words, %d syllables, %d folded, %d bytes"
               % (len(chars), len(words), nsyl, len(cc.fold_map), size))
+    if args.check:
+        with open(args.out, "rb") as a, open(args.check, "rb") as b:
+            if a.read() != b.read():
+                die("%s is not what data/ and this script make; run tools/build-lexicon.py "
+                    "and commit the result" % args.check)
 
 
 if __name__ == "__main__":
