@@ -69,7 +69,8 @@ static int bad_option(const char *cmd, char **argv, int c)
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
 	else
 		snprintf(name, sizeof name, "-%c", optopt);
-	return usage_error(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", name);
+	return usage_error(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'",
+	                   name);
 }
 
 static void on_diag(void *ud, int level, const char *text)
@@ -205,8 +206,9 @@ static int find_voices_dir(const char *explicit_dir, char *dir, size_t sz)
 	if (explicit_dir)
 		msg("error", "voices directory %s does not exist", explicit_dir);
 	else
-		msg("error", "cannot find the voices directory (looked beside the program and in %s); "
-		             "use --voices-dir DIR or set TINGSHU_VOICES",
+		msg("error",
+		    "cannot find the voices directory (looked beside the program and in %s); "
+		    "use --voices-dir DIR or set TINGSHU_VOICES",
 		    dir);
 	return -1;
 }
@@ -266,7 +268,8 @@ static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, t
 		return -1;
 	}
 	if (!voice->language[0] || strchr(voice->language, '/') || voice->language[0] == '.') {
-		msg("error", "voice %s: language \"%s\" must be the name of a directory beside the presets",
+		msg("error",
+		    "voice %s: language \"%s\" must be the name of a directory beside the presets",
 		    voice->name, voice->language);
 		return -1;
 	}
@@ -315,7 +318,8 @@ static int add_lexicons(ts_lang *lang, char **inputs, int ninputs, char **files,
 		} else {
 			const char *slash = strrchr(in, '/');
 			if (slash)
-				snprintf(path, sizeof path, "%.*s/lexicon.txt", (int)(slash - in), in);
+				snprintf(path, sizeof path, "%.*s/lexicon.txt", (int)(slash - in),
+				         in);
 			else
 				snprintf(path, sizeof path, "lexicon.txt");
 		}
@@ -333,7 +337,8 @@ static int add_lexicons(ts_lang *lang, char **inputs, int ninputs, char **files,
 		}
 	}
 	for (int i = 0; i < nfiles; i++) {
-		int rc = ts_lang_add_lexicon(lang, files[i], on_lexicon_warning, NULL, err, sizeof err);
+		int rc =
+		    ts_lang_add_lexicon(lang, files[i], on_lexicon_warning, NULL, err, sizeof err);
 		if (rc) {
 			msg("error", "--lexicon %s", err);
 			return -1;
@@ -400,8 +405,9 @@ static int cmd_text(int argc, char **argv, int pinyin)
 			         : strcmp(optarg, "all") == 0   ? TS_G2P_ALL
 			                                        : -2;
 			if (stages == -2)
-				return usage_error(cmd, "--upto takes chars, words, rules or all, not '%s'",
-				                   optarg);
+				return usage_error(
+				    cmd, "--upto takes chars, words, rules or all, not '%s'",
+				    optarg);
 			break;
 		case 'L':
 			if (nlex == MAX_LEXICONS)
@@ -427,8 +433,10 @@ static int cmd_text(int argc, char **argv, int pinyin)
 	if (load_voice(vdir_opt, voice_name, &voice, &lang))
 		return EXIT_USAGE;
 	if (pinyin && !ts_lang_lexicon(lang)) {
-		msg("error", "voice %s: its language data (%s) has no pronunciation lexicon "
-		             "(lexicon.bin)", voice.name, voice.language);
+		msg("error",
+		    "voice %s: its language data (%s) has no pronunciation lexicon "
+		    "(lexicon.bin)",
+		    voice.name, voice.language);
 		ts_lang_free(lang);
 		return EXIT_USAGE;
 	}
@@ -436,7 +444,7 @@ static int cmd_text(int argc, char **argv, int pinyin)
 		ts_lang_free(lang);
 		return EXIT_USAGE;
 	}
-	ts_text_mode mode = explain    ? TS_TEXT_EXPLAIN
+	ts_text_mode mode = explain     ? TS_TEXT_EXPLAIN
 	                    : pinyin    ? TS_TEXT_PINYIN
 	                    : sentences ? TS_TEXT_CHUNKS
 	                                : TS_TEXT_LINES;
@@ -465,8 +473,8 @@ static int cmd_text(int argc, char **argv, int pinyin)
 typedef struct progress {
 	const ts_book *book;
 	size_t total_chars;
-	size_t done_chars;       /* of finished chapters */
-	size_t *partial;         /* chars done per chapter in progress */
+	size_t done_chars; /* of finished chapters */
+	size_t *partial;   /* chars done per chapter in progress */
 	uint64_t *partial_samples;
 	uint64_t done_samples;
 	size_t chapters_done, chapters;
@@ -498,9 +506,7 @@ static void on_event(void *ud, const ts_event *ev)
 {
 	progress *p = ud;
 	switch (ev->kind) {
-	case TS_EV_READY:
-		p->rate = (int)ev->samples;
-		return;
+	case TS_EV_READY: p->rate = (int)ev->samples; return;
 	case TS_EV_STARTED:
 		p->partial[ev->chapter] = 0;
 		p->partial_samples[ev->chapter] = 0;
@@ -522,7 +528,8 @@ static void on_event(void *ud, const ts_event *ev)
 			if (r->status == 0)
 				msg("", "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
 				    p->chapters_done, p->chapters, p->names[ev->chapter],
-				    p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+				    p->rate ? (double)r->samples / p->rate : 0.0, r->sentences,
+				    r->chars);
 		}
 		break;
 	}
@@ -537,7 +544,8 @@ static void on_event(void *ud, const ts_event *ev)
 	double el = now_since(&p->t0);
 	char eta[64] = "--", audio[64];
 	if (chars > 0 && p->total_chars > chars)
-		fmt_duration(eta, sizeof eta, el * (double)(p->total_chars - chars) / (double)chars);
+		fmt_duration(eta, sizeof eta,
+		             el * (double)(p->total_chars - chars) / (double)chars);
 	fmt_duration(audio, sizeof audio, p->rate ? (double)samples / p->rate : 0.0);
 	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made, ETA %s", p->chapters_done,
 	        p->chapters, audio, eta);
@@ -591,8 +599,7 @@ static int file_exists(const char *path)
 
 /* With --force: remove chapter files of the previous build that this one
  * did not make again (their names come from the old playlist). */
-static void remove_stale(const char *outdir, const char *old_playlist, char *const *names,
-                         size_t n)
+static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n)
 {
 	char line[1024];
 	FILE *f = fopen(old_playlist, "r");
@@ -619,14 +626,13 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"output", required_argument, 0, 'o'},  {"jobs", required_argument, 0, 'j'},
-	    {"voice", required_argument, 0, 'V'},   {"voices-dir", required_argument, 0, 'D'},
-	    {"rate", required_argument, 0, 'r'},    {"format", required_argument, 0, 'f'},
-	    {"force", no_argument, 0, 'F'},         {"dry-run", no_argument, 0, 'n'},
-	    {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
+	    {"output", required_argument, 0, 'o'},   {"jobs", required_argument, 0, 'j'},
+	    {"voice", required_argument, 0, 'V'},    {"voices-dir", required_argument, 0, 'D'},
+	    {"rate", required_argument, 0, 'r'},     {"format", required_argument, 0, 'f'},
+	    {"force", no_argument, 0, 'F'},          {"dry-run", no_argument, 0, 'n'},
+	    {"quiet", no_argument, 0, 'q'},          {"verbose", no_argument, 0, 'v'},
 	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
-	    {"lexicon", required_argument, 0, 'L'},
-	    {0, 0, 0, 0}};
+	    {"lexicon", required_argument, 0, 'L'},  {0, 0, 0, 0}};
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -641,8 +647,9 @@ static int cmd_build(int argc, char **argv)
 			errno = 0;
 			jobs = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || jobs < 1 || jobs > 256)
-				return usage_error("build", "-j takes a number of workers from 1 to 256, not '%s'",
-				                   optarg);
+				return usage_error(
+				    "build", "-j takes a number of workers from 1 to 256, not '%s'",
+				    optarg);
 			break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
@@ -650,10 +657,11 @@ static int cmd_build(int argc, char **argv)
 			errno = 0;
 			rate = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(rate >= 0.5 && rate <= 2.5))
-				return usage_error("build",
-				                   "--rate takes a speed factor from 0.5 to 2.5 (1 is the "
-				                   "preset's speed), not '%s'",
-				                   optarg);
+				return usage_error(
+				    "build",
+				    "--rate takes a speed factor from 0.5 to 2.5 (1 is the "
+				    "preset's speed), not '%s'",
+				    optarg);
 			break;
 		case 'f': format_name = optarg; break;
 		case 'E':
@@ -664,7 +672,8 @@ static int cmd_build(int argc, char **argv)
 		case 'F': force = 1; break;
 		case 'L':
 			if (nlex == MAX_LEXICONS)
-				return usage_error("build", "at most %d --lexicon files", MAX_LEXICONS);
+				return usage_error("build", "at most %d --lexicon files",
+				                   MAX_LEXICONS);
 			lexicons[nlex++] = optarg;
 			break;
 		case 'n': dry = 1; break;
@@ -751,8 +760,8 @@ static int cmd_build(int argc, char **argv)
 		printf("book: %s\n", ts_book_title(book));
 		for (size_t i = 0; i < n; i++) {
 			const ts_chapter *ch = ts_book_chapter(book, i);
-			printf("%s\t%s:%ld\t%zu chars\t%s%s\n", names[i], ch->display, ch->line, ch->chars,
-			       ch->title, ch->front_matter ? " (front matter)" : "");
+			printf("%s\t%s:%ld\t%zu chars\t%s%s\n", names[i], ch->display, ch->line,
+			       ch->chars, ch->title, ch->front_matter ? " (front matter)" : "");
 		}
 		goto out;
 	}
@@ -766,7 +775,8 @@ static int cmd_build(int argc, char **argv)
 	snprintf(playlist_path, sizeof playlist_path, "%s/playlist.m3u", outdir);
 	if (file_exists(manifest_path) && !force) {
 		msg("error",
-		    "%s already holds an audiobook (manifest.json); use --force to replace it, or -o "
+		    "%s already holds an audiobook (manifest.json); use --force to replace it, or "
+		    "-o "
 		    "to choose another folder",
 		    outdir);
 		status = EXIT_FAILED;
@@ -835,19 +845,24 @@ static int cmd_build(int argc, char **argv)
 		e->front_matter = ch->front_matter;
 		total += e->duration_s;
 	}
-	ts_build_settings set = {.voice = &voice, .wpm = stats.wpm, .rate_factor = rate,
-	                         .sample_rate = prog.rate, .format = fmt->name};
+	ts_build_settings set = {.voice = &voice,
+	                         .wpm = stats.wpm,
+	                         .rate_factor = rate,
+	                         .sample_rate = prog.rate,
+	                         .format = fmt->name};
 	if (force)
 		remove_stale(outdir, playlist_path, names, n);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
-	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err,
+	                       sizeof err)) {
 		msg("error", "%s", err);
 		status = EXIT_FAILED;
 		goto out;
 	}
 	ts_buf_clear(&text);
 	if (ts_playlist(&text, ts_book_title(book), entries, ok) ||
-	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err,
+	                       sizeof err)) {
 		msg("error", "%s", err);
 		status = EXIT_FAILED;
 		goto out;
@@ -914,5 +929,6 @@ int main(int argc, char **argv)
 		return cmd_text(argc - 1, argv + 1, 1);
 	if (strcmp(cmd, "voices") == 0)
 		return cmd_voices(argc - 1, argv + 1);
-	return usage_error(NULL, "unknown command '%s' (commands: build, text, pinyin, voices)", cmd);
+	return usage_error(NULL, "unknown command '%s' (commands: build, text, pinyin, voices)",
+	                   cmd);
 }

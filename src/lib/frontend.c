@@ -13,14 +13,14 @@ struct ts_frontend {
 	ts_cleaner *cl;
 	ts_normalizer *norm;
 	ts_segmenter *seg;
-	ts_g2p *g2p;         /* NULL when the voice has no lexicon */
+	ts_g2p *g2p; /* NULL when the voice has no lexicon */
 	ts_chunk_fn on_chunk;
 	ts_text_fn on_text;
 	void *ud;
 	ts_buf cleaned;
-	ts_buf spoken;       /* normalized */
-	ts_buf pinyin;       /* a chunk as eSpeak is given it */
-	ts_buf tokens;       /* its syllables */
+	ts_buf spoken; /* normalized */
+	ts_buf pinyin; /* a chunk as eSpeak is given it */
+	ts_buf tokens; /* its syllables */
 };
 
 /* The g2p stage sits between the segmenter and the caller: each chunk is

@@ -17,12 +17,12 @@ typedef struct pair {
 } pair;
 
 struct ts_lang {
-	pair *look;          /* sorted by from */
+	pair *look; /* sorted by from */
 	size_t nlook;
 	uint32_t look_min, look_max;
-	ts_lexicon *lex;     /* NULL when the data has no lexicon */
-	ts_rules *rules;     /* NULL when it has no rules */
-	ts_userlex *user;    /* names.txt and the user's lexicons */
+	ts_lexicon *lex;  /* NULL when the data has no lexicon */
+	ts_rules *rules;  /* NULL when it has no rules */
+	ts_userlex *user; /* names.txt and the user's lexicons */
 };
 
 /* The shipped names lexicon must have no bad line: the first one is kept
@@ -76,7 +76,8 @@ static int load_lookalikes(ts_lang *l, const char *path, char *errbuf, size_t er
 		uint32_t from = tab ? single_char(line, (size_t)(tab - line)) : 0;
 		uint32_t to = tab ? single_char(tab + 1, strlen(tab + 1)) : 0;
 		if (!from || !to) {
-			snprintf(errbuf, errsz, "%s:%d: expected \"variant<TAB>standard\", one character each",
+			snprintf(errbuf, errsz,
+			         "%s:%d: expected \"variant<TAB>standard\", one character each",
 			         path, lineno);
 			rc = TS_EINVAL;
 			break;
@@ -179,13 +180,25 @@ uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp)
 	return lo < l->nlook && l->look[lo].from == cp ? l->look[lo].to : 0;
 }
 
-size_t ts_lang_lookalike_count(const ts_lang *l) { return l ? l->nlook : 0; }
+size_t ts_lang_lookalike_count(const ts_lang *l)
+{
+	return l ? l->nlook : 0;
+}
 
-const ts_lexicon *ts_lang_lexicon(const ts_lang *l) { return l ? l->lex : NULL; }
+const ts_lexicon *ts_lang_lexicon(const ts_lang *l)
+{
+	return l ? l->lex : NULL;
+}
 
-const ts_rules *ts_lang_rules(const ts_lang *l) { return l ? l->rules : NULL; }
+const ts_rules *ts_lang_rules(const ts_lang *l)
+{
+	return l ? l->rules : NULL;
+}
 
-const ts_userlex *ts_lang_userlex(const ts_lang *l) { return l ? l->user : NULL; }
+const ts_userlex *ts_lang_userlex(const ts_lang *l)
+{
+	return l ? l->user : NULL;
+}
 
 int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
                         size_t errsz)

@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HOLD_MAX 64          /* longest number-like tail held for the next piece */
-#define CONTEXT 16           /* characters of context kept on each side of a cut */
-#define MAX_COUNTED 64       /* distinct unreadable characters remembered */
-#define MAX_CARDINAL 16      /* longer digit strings are read digit by digit */
+#define HOLD_MAX     64 /* longest number-like tail held for the next piece */
+#define CONTEXT      16 /* characters of context kept on each side of a cut */
+#define MAX_COUNTED  64 /* distinct unreadable characters remembered */
+#define MAX_CARDINAL 16 /* longer digit strings are read digit by digit */
 
 typedef struct counted {
 	uint32_t cp;
@@ -32,12 +32,12 @@ typedef struct counted {
 
 struct ts_normalizer {
 	const ts_lang *lang;
-	ts_buf hold;             /* tail of the previous piece, not yet read */
-	uint32_t left[CONTEXT];  /* what came before it, for look-behind only */
+	ts_buf hold;            /* tail of the previous piece, not yet read */
+	uint32_t left[CONTEXT]; /* what came before it, for look-behind only */
 	size_t nleft;
-	size_t hold_counted;     /* held characters already counted as unreadable */
-	ts_buf in;               /* hold + piece */
-	uint32_t *c;             /* decoded code points */
+	size_t hold_counted; /* held characters already counted as unreadable */
+	ts_buf in;           /* hold + piece */
+	uint32_t *c;         /* decoded code points */
 	size_t cap;
 	counted seen[MAX_COUNTED];
 	size_t nseen, others;
@@ -63,36 +63,36 @@ void ts_normalizer_free(ts_normalizer *n)
 
 /* ---- tables ------------------------------------------------------- */
 
-static const char *const digit_names[] = {"零", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
+static const char *const digit_names[] = {"零", "一", "二", "三", "四",
+                                          "五", "六", "七", "八", "九"};
 
 /* Measure words and magnitudes after which 2 is read 两 (两个, 两万). */
 static const char *const liang_measures[] = {
-    "个", "只", "本", "位", "次", "天", "年", "人", "名", "件", "条", "张", "块", "元", "斤",
-    "里", "米", "岁", "头", "匹", "辆", "架", "台", "部", "家", "所", "座", "间", "份", "种",
-    "样", "句", "声", "下", "回", "遍", "趟", "顿", "场", "封", "把", "双", "对", "套", "杯",
-    "碗", "瓶", "盒", "包", "箱", "篇", "首", "页", "队", "组", "排", "群", "批", "倍", "成",
-    "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万", "亿", "千", "百",
-    "片", "颗", "粒", "根", "支", "枝", "棵", "朵", "顶", "扇", "道", "面", "艘", "柄", "枚",
-    "具", "尊", "幅", "门", "项", "笔", "辈", "代", "口", "勺", "盘", "桌", "锅", "步", "拳",
-    "脚", "刀", "枪", "眼", "圈", "段", "章", "季", "秒", "分", "毛", "角", "两", "升", "亩",
-    "尺", "寸", "丈", "里地", "袋", "串", "堆", "滴", "层", "所", "户", "员", "股", "发", "辆",
-    "位数", "英里", "公顷", NULL};
+    "个", "只", "本", "位", "次", "天", "年",   "人",   "名",   "件",   "条",   "张", "块",   "元",
+    "斤", "里", "米", "岁", "头", "匹", "辆",   "架",   "台",   "部",   "家",   "所", "座",   "间",
+    "份", "种", "样", "句", "声", "下", "回",   "遍",   "趟",   "顿",   "场",   "封", "把",   "双",
+    "对", "套", "杯", "碗", "瓶", "盒", "包",   "箱",   "篇",   "首",   "页",   "队", "组",   "排",
+    "群", "批", "倍", "成", "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万",
+    "亿", "千", "百", "片", "颗", "粒", "根",   "支",   "枝",   "棵",   "朵",   "顶", "扇",   "道",
+    "面", "艘", "柄", "枚", "具", "尊", "幅",   "门",   "项",   "笔",   "辈",   "代", "口",   "勺",
+    "盘", "桌", "锅", "步", "拳", "脚", "刀",   "枪",   "眼",   "圈",   "段",   "章", "季",   "秒",
+    "分", "毛", "角", "两", "升", "亩", "尺",   "寸",   "丈",   "里地", "袋",   "串", "堆",   "滴",
+    "层", "所", "户", "员", "股", "发", "辆",   "位数", "英里", "公顷", NULL};
 
 /* Words after which a number is a label, never 两 (二月, 二号, 二楼). */
-static const char *const label_words[] = {"月", "日", "号", "楼", "班", "路", "届", "期", "级",
+static const char *const label_words[] = {"月", "日",   "号", "楼", "班", "路", "届", "期", "级",
                                           "栋", "单元", "室", "排", "床", "版", "区", NULL};
 
 /* Words before a number that make it a code read digit by digit. */
 static const char *const code_words[] = {
-    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号", "帐号", "密码", "工号", "学号",
-    "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ", "qq", "ID", "No.", "NO.",
-    "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
+    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号",   "帐号",   "密码", "工号",
+    "学号", "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ",     "qq",   "ID",
+    "No.",  "NO.",  "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
 
 /* Words before a number of years that make it a duration (守了15年, 近2000年). */
-static const char *const duration_words[] = {"了", "过", "近", "约", "共", "整整", "足足", "长达",
-                                             "历时", "经过", "用了", "花了", "多", "每", "几",
-                                             "这", "那", "将近", "大约", "差不多",
-                                             "有", "满", "余", "达", NULL};
+static const char *const duration_words[] = {
+    "了", "过", "近", "约", "共",   "整整", "足足",   "长达", "历时", "经过", "用了", "花了", "多",
+    "每", "几", "这", "那", "将近", "大约", "差不多", "有",   "满",   "余",   "达",   NULL};
 
 typedef struct unit {
 	const char *sym;
@@ -102,21 +102,66 @@ typedef struct unit {
 /* Units after a number; the longest match wins, and a Latin unit must
  * not be followed by another Latin letter (5min is not 5m + in). */
 static const unit units[] = {
-    {"km/h", "公里每小时"}, {"m/s", "米每秒"},     {"km²", "平方公里"}, {"km2", "平方公里"},
-    {"cm²", "平方厘米"},    {"m²", "平方米"},      {"m³", "立方米"},    {"cm³", "立方厘米"},
-    {"kWh", "千瓦时"},      {"mAh", "毫安时"},     {"kHz", "千赫兹"},   {"MHz", "兆赫兹"},
-    {"GHz", "吉赫兹"},      {"Hz", "赫兹"},        {"kg", "公斤"},      {"Kg", "公斤"},
-    {"KG", "公斤"},         {"mg", "毫克"},        {"g", "克"},         {"km", "公里"},
-    {"KM", "公里"},         {"cm", "厘米"},        {"mm", "毫米"},      {"nm", "纳米"},
-    {"μm", "微米"},         {"m", "米"},           {"ml", "毫升"},      {"mL", "毫升"},
-    {"L", "升"},            {"kW", "千瓦"},        {"W", "瓦"},         {"kV", "千伏"},
-    {"V", "伏"},            {"mA", "毫安"},        {"h", "小时"},       {"min", "分钟"},
-    {"ms", "毫秒"},         {"s", "秒"},           {"t", "吨"},         {"lb", "磅"},
-    {"lbs", "磅"},          {"oz", "盎司"},        {"ft", "英尺"},      {"mph", "英里每小时"},
-    {"°C", "摄氏度"},       {"℃", "摄氏度"},       {"°F", "华氏度"},    {"℉", "华氏度"},
-    {"°", "度"},            {"㎞", "公里"},        {"㎏", "公斤"},      {"㎝", "厘米"},
-    {"㎜", "毫米"},         {"㎎", "毫克"},        {"㎖", "毫升"},      {"㎡", "平方米"},
-    {"㎥", "立方米"},       {"㏄", "毫升"},        {"cc", "毫升"},      {"mmHg", "毫米汞柱"},
+    {"km/h", "公里每小时"},
+    {"m/s", "米每秒"},
+    {"km²", "平方公里"},
+    {"km2", "平方公里"},
+    {"cm²", "平方厘米"},
+    {"m²", "平方米"},
+    {"m³", "立方米"},
+    {"cm³", "立方厘米"},
+    {"kWh", "千瓦时"},
+    {"mAh", "毫安时"},
+    {"kHz", "千赫兹"},
+    {"MHz", "兆赫兹"},
+    {"GHz", "吉赫兹"},
+    {"Hz", "赫兹"},
+    {"kg", "公斤"},
+    {"Kg", "公斤"},
+    {"KG", "公斤"},
+    {"mg", "毫克"},
+    {"g", "克"},
+    {"km", "公里"},
+    {"KM", "公里"},
+    {"cm", "厘米"},
+    {"mm", "毫米"},
+    {"nm", "纳米"},
+    {"μm", "微米"},
+    {"m", "米"},
+    {"ml", "毫升"},
+    {"mL", "毫升"},
+    {"L", "升"},
+    {"kW", "千瓦"},
+    {"W", "瓦"},
+    {"kV", "千伏"},
+    {"V", "伏"},
+    {"mA", "毫安"},
+    {"h", "小时"},
+    {"min", "分钟"},
+    {"ms", "毫秒"},
+    {"s", "秒"},
+    {"t", "吨"},
+    {"lb", "磅"},
+    {"lbs", "磅"},
+    {"oz", "盎司"},
+    {"ft", "英尺"},
+    {"mph", "英里每小时"},
+    {"°C", "摄氏度"},
+    {"℃", "摄氏度"},
+    {"°F", "华氏度"},
+    {"℉", "华氏度"},
+    {"°", "度"},
+    {"㎞", "公里"},
+    {"㎏", "公斤"},
+    {"㎝", "厘米"},
+    {"㎜", "毫米"},
+    {"㎎", "毫克"},
+    {"㎖", "毫升"},
+    {"㎡", "平方米"},
+    {"㎥", "立方米"},
+    {"㏄", "毫升"},
+    {"cc", "毫升"},
+    {"mmHg", "毫米汞柱"},
 };
 
 /* Currency signs before an amount, and the word said after it. */
@@ -127,47 +172,62 @@ static const unit currencies[] = {
 
 /* Operators between two numbers. */
 static const unit operators[] = {
-    {"+", "加"},   {"＋", "加"},   {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
+    {"+", "加"},    {"＋", "加"},    {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
     {"＝", "等于"}, {"≈", "约等于"}, {"≠", "不等于"}, {"≥", "大于等于"}, {"≤", "小于等于"},
-    {">", "大于"}, {"<", "小于"},   {"＞", "大于"},   {"＜", "小于"},     {"*", "乘以"},
+    {">", "大于"},  {"<", "小于"},   {"＞", "大于"},  {"＜", "小于"},    {"*", "乘以"},
 };
 
 /* Symbols on their own (not part of a number expression), which eSpeak
  * would otherwise name in English ("slash", "tilde", "asterisk"). */
 static const unit symbols[] = {
-    {"&", "和"},  {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
-    {"%", "百分号"}, {"#", ""}, {"＃", ""},  {"*", ""},  {"＊", ""},  {"~", ""},  {"～", ""},
-    {"\\", ""}, {"|", ""},   {"^", ""},     {"_", ""},
+    {"&", "和"},     {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
+    {"%", "百分号"}, {"#", ""},    {"＃", ""},    {"*", ""},      {"＊", ""},  {"~", ""},
+    {"～", ""},      {"\\", ""},   {"|", ""},     {"^", ""},      {"_", ""},
 };
 
 /* After '/', these make it 每 (次/分, 元/斤); otherwise 或 (他/她). */
-static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "日", "周", "月", "年",
-                                        "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
-                                        "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
+static const char *const per_words[] = {
+    "秒", "分",   "小时", "时", "天", "日", "周",   "月",   "年",     "人", "次", "个", "斤",
+    "克", "公斤", "件",   "吨", "升", "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
 
 /* ---- character classes ------------------------------------------- */
 
-static int is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
-static int is_latin(uint32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static int is_upper(uint32_t c) { return c >= 'A' && c <= 'Z'; }
+static int is_digit(uint32_t c)
+{
+	return c >= '0' && c <= '9';
+}
+static int is_latin(uint32_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static int is_upper(uint32_t c)
+{
+	return c >= 'A' && c <= 'Z';
+}
 static int is_range_mark(uint32_t c)
 {
 	return c == '-' || c == '~' || c == 0xFF5E /* ～ */ || c == 0x2014 /* — */ ||
 	       c == 0x2013 /* – */ || c == 0x301C /* 〜 */ || c == 0xFF0D /* － */;
 }
-static int is_minus(uint32_t c) { return c == '-' || c == 0x2212 || c == 0xFF0D; }
-static int is_colon(uint32_t c) { return c == ':' || c == 0xFF1A; }
+static int is_minus(uint32_t c)
+{
+	return c == '-' || c == 0x2212 || c == 0xFF0D;
+}
+static int is_colon(uint32_t c)
+{
+	return c == ':' || c == 0xFF1A;
+}
 
 /* Characters eSpeak reads so badly that they are removed (and counted). */
 static int is_misread(uint32_t c)
 {
-	return (c >= 0x20000 && c <= 0x3134F) ||                   /* Han beyond the BMP */
-	       (c >= 0x3040 && c <= 0x30FF) ||                     /* kana */
+	return (c >= 0x20000 && c <= 0x3134F) || /* Han beyond the BMP */
+	       (c >= 0x3040 && c <= 0x30FF) ||   /* kana */
 	       (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) ||
-	       (c >= 0xAC00 && c <= 0xD7AF) ||                     /* hangul */
-	       (c >= 0x0400 && c <= 0x04FF) ||                     /* Cyrillic */
-	       (c >= 0x1F000 && c <= 0x1FAFF) ||                   /* emoji, pictographs */
-	       (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000;       /* private use */
+	       (c >= 0xAC00 && c <= 0xD7AF) ||               /* hangul */
+	       (c >= 0x0400 && c <= 0x04FF) ||               /* Cyrillic */
+	       (c >= 0x1F000 && c <= 0x1FAFF) ||             /* emoji, pictographs */
+	       (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; /* private use */
 }
 
 static void count_char(ts_normalizer *n, uint32_t cp)
@@ -190,8 +250,8 @@ size_t ts_normalizer_unreadable(const ts_normalizer *n, ts_buf *out)
 	for (size_t i = 0; i < n->nseen; i++) {
 		char u[5];
 		int k = ts_utf8_encode(n->seen[i].cp, u);
-		ts_buf_printf(out, "%s%.*s (U+%04X) ×%zu", i ? ", " : "", k, u, (unsigned)n->seen[i].cp,
-		              n->seen[i].n);
+		ts_buf_printf(out, "%s%.*s (U+%04X) ×%zu", i ? ", " : "", k, u,
+		              (unsigned)n->seen[i].cp, n->seen[i].n);
 		total += n->seen[i].n;
 	}
 	if (n->others)
@@ -207,7 +267,10 @@ void ts_normalizer_reset_counts(ts_normalizer *n)
 
 /* ---- reading numbers ---------------------------------------------- */
 
-static int put(ts_buf *o, const char *s) { return ts_buf_append(o, s, strlen(s)); }
+static int put(ts_buf *o, const char *s)
+{
+	return ts_buf_append(o, s, strlen(s));
+}
 
 /* 0-9999 as 千百十个, with one 零 for each run of inner zeros. */
 static void read_group(int g, ts_buf *o)
@@ -294,13 +357,13 @@ static void read_digits(const char *d, size_t n, ts_buf *o)
 /* A number as written: its digits (thousands separators removed) and
  * where it stands in the code point array. */
 typedef struct num {
-	size_t s, e;         /* [s, e) in the code points */
-	char ip[40];         /* integer digits */
+	size_t s, e; /* [s, e) in the code points */
+	char ip[40]; /* integer digits */
 	size_t ni;
-	char fp[40];         /* fraction digits */
+	char fp[40]; /* fraction digits */
 	size_t nf;
-	int commas;          /* written with thousands separators */
-	int frac;            /* has a decimal point */
+	int commas; /* written with thousands separators */
+	int frac;   /* has a decimal point */
 } num;
 
 static size_t digits_at(const uint32_t *c, size_t m, size_t k)
@@ -380,7 +443,10 @@ static int word_at(const uint32_t *c, size_t m, size_t k, const char *w)
 	return 1;
 }
 
-static size_t word_len(const char *w) { return ts_utf8_count(w, strlen(w)); }
+static size_t word_len(const char *w)
+{
+	return ts_utf8_count(w, strlen(w));
+}
 
 /* Does w end just before k (ignoring one space)? */
 static int word_before(const uint32_t *c, size_t k, const char *w)
@@ -435,7 +501,8 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 {
 	size_t k = after < m && c[after] == ' ' ? after + 1 : after;
 	/* 2000多年, 30余人: an approximate amount, so a duration or a count. */
-	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ || c[k] == 0x6765 /* 来 */);
+	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ ||
+	                       c[k] == 0x6765 /* 来 */);
 	if (approx)
 		k++;
 	if (x->ni > MAX_CARDINAL)
@@ -503,7 +570,8 @@ static size_t read_date(const reader *r, size_t k)
 	if (mlen < 1 || mlen > 2 || k + 5 + mlen >= m || c[k + 5 + mlen] != sep)
 		return 0;
 	size_t d0 = k + 6 + mlen, dlen = digits_at(c, m, d0);
-	if (dlen < 1 || dlen > 2 || (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
+	if (dlen < 1 || dlen > 2 ||
+	    (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
 		return 0;
 	int month = 0, day = 0;
 	for (size_t i = 0; i < mlen; i++)
@@ -702,7 +770,8 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 		parse_num(c, m, ys, &y);
 		size_t after = y.e;
 		int minus = is_minus(c[rj]) && after < m &&
-		            (c[after] == '=' || c[after] == 0xFF1D || (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+		            (c[after] == '=' || c[after] == 0xFF1D ||
+		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
 		if (!minus) {
 			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
 			if (sign)
@@ -873,9 +942,10 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			k++;
 			continue;
 		}
-		const unit *sym = c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
-		                      ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
-		                      : NULL;
+		const unit *sym =
+		    c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
+		        ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
+		        : NULL;
 		if (sym) {
 			put(o, sym->word);
 			k += word_len(sym->sym);

@@ -16,8 +16,8 @@
 
 struct ts_writer {
 	const ts_format *fmt;
-	char *path;     /* final name */
-	char *tmp;      /* name while writing */
+	char *path; /* final name */
+	char *tmp;  /* name while writing */
 	SNDFILE *sf;
 	int sf_format;
 	char errmsg[512];
@@ -28,7 +28,8 @@ static int sf_open_fmt(ts_writer *w, int rate)
 	SF_INFO info = {.samplerate = rate, .channels = 1, .format = w->sf_format};
 	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
 	if (!w->sf) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path, sf_strerror(NULL));
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path,
+		         sf_strerror(NULL));
 		return TS_EAUDIO;
 	}
 	return 0;
@@ -44,7 +45,8 @@ static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 {
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
 	if (done != (sf_count_t)n) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path, sf_strerror(w->sf));
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path,
+		         sf_strerror(w->sf));
 		return TS_EAUDIO;
 	}
 	return 0;
@@ -74,14 +76,18 @@ const ts_format *ts_format_find(const char *name)
 	return NULL;
 }
 
-const char *ts_format_names(void) { return "wav"; }
+const char *ts_format_names(void)
+{
+	return "wav";
+}
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
 static char *temp_name(const char *path, long pid)
 {
 	ts_buf b = {0};
 	const char *slash = strrchr(path, '/');
-	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path, slash + 1, pid)
+	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path,
+	                               slash + 1, pid)
 	               : ts_buf_printf(&b, ".%s.part-%ld", path, pid);
 	if (rc) {
 		ts_buf_free(&b);
@@ -122,7 +128,10 @@ int ts_writer_write(ts_writer *w, const int16_t *s, size_t n)
 	return n ? w->fmt->write(w, s, n) : 0;
 }
 
-const char *ts_writer_errmsg(const ts_writer *w) { return w->errmsg; }
+const char *ts_writer_errmsg(const ts_writer *w)
+{
+	return w->errmsg;
+}
 
 static void writer_free(ts_writer *w)
 {
@@ -157,8 +166,8 @@ void ts_writer_abort(ts_writer *w)
 	writer_free(w);
 }
 
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
-                       char *errbuf, size_t errsz)
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
+                       size_t errsz)
 {
 	char *tmp = temp_name(path, owner_pid);
 	if (!tmp) {

@@ -31,25 +31,29 @@ static double rms(const ts_samples *s)
 int main(void)
 {
 	markup_is("你好。", "");
-	markup_is("他喜欢N B A。",
-	          "<speak><voice name=\"cmn-latn-pinyin\">他喜欢</voice><voice name=\"en\">N B A</voice>"
-	          "<voice name=\"cmn-latn-pinyin\">。</voice></speak>");
-	markup_is("Hello world，你好",
-	          "<speak><voice name=\"en\">Hello world</voice><voice name=\"cmn-latn-pinyin\">，你好"
+	markup_is(
+	    "他喜欢N B A。",
+	    "<speak><voice name=\"cmn-latn-pinyin\">他喜欢</voice><voice name=\"en\">N B A</voice>"
+	    "<voice name=\"cmn-latn-pinyin\">。</voice></speak>");
+	markup_is(
+	    "Hello world，你好",
+	    "<speak><voice name=\"en\">Hello world</voice><voice name=\"cmn-latn-pinyin\">，你好"
+	    "</voice></speak>");
+	markup_is("A&B<C>",
+	          "<speak><voice name=\"en\">A</voice><voice name=\"cmn-latn-pinyin\">&amp;"
+	          "</voice><voice name=\"en\">B</voice><voice name=\"cmn-latn-pinyin\">&lt;"
+	          "</voice><voice name=\"en\">C</voice><voice name=\"cmn-latn-pinyin\">&gt;"
 	          "</voice></speak>");
-	markup_is("A&B<C>", "<speak><voice name=\"en\">A</voice><voice name=\"cmn-latn-pinyin\">&amp;"
-	                    "</voice><voice name=\"en\">B</voice><voice name=\"cmn-latn-pinyin\">&lt;"
-	                    "</voice><voice name=\"en\">C</voice><voice name=\"cmn-latn-pinyin\">&gt;"
-	                    "</voice></speak>");
 	markup_is("don't", "<speak><voice name=\"en\">don't</voice></speak>");
 	/* Pinyin from the g2p stage stays with the main voice. */
 	markup_is("yin2 hang2，hang2 zhang3。", "");
 	markup_is("ta1 xi3 huan1 N B A。",
 	          "<speak><voice name=\"cmn-latn-pinyin\">ta1 xi3 huan1 </voice><voice name=\"en\">"
 	          "N B A</voice><voice name=\"cmn-latn-pinyin\">。</voice></speak>");
-	markup_is("iPhone shou3 ji1",
-	          "<speak><voice name=\"en\">iPhone</voice><voice name=\"cmn-latn-pinyin\"> shou3 ji1"
-	          "</voice></speak>");
+	markup_is(
+	    "iPhone shou3 ji1",
+	    "<speak><voice name=\"en\">iPhone</voice><voice name=\"cmn-latn-pinyin\"> shou3 ji1"
+	    "</voice></speak>");
 	markup_is("Hello world lv4", "<speak><voice name=\"en\">Hello world</voice><voice "
 	                             "name=\"cmn-latn-pinyin\"> lv4</voice></speak>");
 	/* Not pinyin: a capital, a digit after the tone, letters after it. */
