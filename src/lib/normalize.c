@@ -76,11 +76,16 @@ static const char *const liang_measures[] = {
     "具", "尊", "幅", "门", "项", "笔", "辈", "代", "口", "勺", "盘", "桌", "锅", "步", "拳",
     "脚", "刀", "枪", "眼", "圈", "段", "章", "季", "秒", "分", "毛", "角", "两", "升", "亩",
     "尺", "寸", "丈", "里地", "袋", "串", "堆", "滴", "层", "所", "户", "员", "股", "发", "辆",
-    "位数", "英里", "公顷", NULL};
+    "位数", "英里", "公顷", "厅", "室", "卫", "居", "房", "床", NULL};
 
 /* Words after which a number is a label, never 两 (二月, 二号, 二楼). */
 static const char *const label_words[] = {"月", "日", "号", "楼", "班", "路", "届", "期", "级",
-                                          "栋", "单元", "室", "排", "床", "版", "区", NULL};
+                                          "栋", "单元", "排", "版", "区", NULL};
+
+/* Words after a number that make it a service number read digit by digit
+ * (110报警, 120急救). */
+static const char *const hotline_words[] = {"报警", "急救", "火警", "热线", "电话", "求助", "查号",
+                                            NULL};
 
 /* Words before a number that make it a code read digit by digit. */
 static const char *const code_words[] = {
@@ -444,7 +449,12 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return DIGITS;
 	if (x->s > 0 && word_before(c, x->s, "第"))
 		return CARD;
-	if (word_at(c, m, k, "年代") || (x->ni == 2 && word_at(c, m, k, "后") && !x->frac))
+	/* 90年代 -> 九十年代 but 1990年代 -> 一九九零年代; 80后 -> 八零后. */
+	if (word_at(c, m, k, "年代"))
+		return x->ni == 2 ? CARD : DIGITS;
+	if (x->ni == 2 && word_at(c, m, k, "后") && !x->frac)
+		return DIGITS;
+	if (match_list(c, m, k, hotline_words))
 		return DIGITS;
 	if (word_at(c, m, k, "年") && !word_at(c, m, k, "年级")) {
 		if (word_before(c, x->s, "公元") || word_before(c, x->s, "公元前"))
@@ -466,8 +476,10 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return CARD;
 	if (code_context(c, x->s))
 		return DIGITS;
+	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
+	 * 007 digit by digit. */
 	if ((x->s > 0 && is_latin(c[x->s - 1])) || (after < m && is_latin(c[after])))
-		return DIGITS;
+		return x->ni <= 2 ? CARD : DIGITS;
 	if (match_list(c, m, k, liang_measures))
 		return CARD_LIANG;
 	if (x->commas || x->ni < 7)
