@@ -67,7 +67,8 @@ static int bad_option(const char *cmd, char **argv, int c)
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
 	else
 		snprintf(name, sizeof name, "-%c", optopt);
-	return usage_error(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'", name);
+	return usage_error(cmd, c == ':' ? "option '%s' needs a value" : "unknown option '%s'",
+	                   name);
 }
 
 static void on_diag(void *ud, int level, const char *text)
@@ -168,8 +169,9 @@ static int find_voices_dir(const char *explicit_dir, char *dir, size_t sz)
 	if (explicit_dir)
 		msg("error", "voices directory %s does not exist", explicit_dir);
 	else
-		msg("error", "cannot find the voices directory (looked beside the program and in %s); "
-		             "use --voices-dir DIR or set TINGSHU_VOICES",
+		msg("error",
+		    "cannot find the voices directory (looked beside the program and in %s); "
+		    "use --voices-dir DIR or set TINGSHU_VOICES",
 		    dir);
 	return -1;
 }
@@ -229,7 +231,8 @@ static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, t
 		return -1;
 	}
 	if (!voice->language[0] || strchr(voice->language, '/') || voice->language[0] == '.') {
-		msg("error", "voice %s: language \"%s\" must be the name of a directory beside the presets",
+		msg("error",
+		    "voice %s: language \"%s\" must be the name of a directory beside the presets",
 		    voice->name, voice->language);
 		return -1;
 	}
@@ -307,8 +310,8 @@ static int cmd_text(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = optind; i < argc; i++) {
 		char err[1024] = "", warn[1024] = "";
-		if (ts_spoken_text(argv[i], encoding, lang, sentences, write_stdout, NULL, err, sizeof err,
-		                   warn, sizeof warn)) {
+		if (ts_spoken_text(argv[i], encoding, lang, sentences, write_stdout, NULL, err,
+		                   sizeof err, warn, sizeof warn)) {
 			msg("error", "%s", err[0] ? err : argv[i]);
 			rc = EXIT_FAILED;
 		}
@@ -328,8 +331,8 @@ static int cmd_text(int argc, char **argv)
 typedef struct progress {
 	const ts_book *book;
 	size_t total_chars;
-	size_t done_chars;       /* of finished chapters */
-	size_t *partial;         /* chars done per chapter in progress */
+	size_t done_chars; /* of finished chapters */
+	size_t *partial;   /* chars done per chapter in progress */
 	uint64_t *partial_samples;
 	uint64_t done_samples;
 	size_t chapters_done, chapters;
@@ -361,9 +364,7 @@ static void on_event(void *ud, const ts_event *ev)
 {
 	progress *p = ud;
 	switch (ev->kind) {
-	case TS_EV_READY:
-		p->rate = (int)ev->samples;
-		return;
+	case TS_EV_READY: p->rate = (int)ev->samples; return;
 	case TS_EV_STARTED:
 		p->partial[ev->chapter] = 0;
 		p->partial_samples[ev->chapter] = 0;
@@ -385,7 +386,8 @@ static void on_event(void *ud, const ts_event *ev)
 			if (r->status == 0)
 				msg("", "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
 				    p->chapters_done, p->chapters, p->names[ev->chapter],
-				    p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+				    p->rate ? (double)r->samples / p->rate : 0.0, r->sentences,
+				    r->chars);
 		}
 		break;
 	}
@@ -400,7 +402,8 @@ static void on_event(void *ud, const ts_event *ev)
 	double el = now_since(&p->t0);
 	char eta[64] = "--", audio[64];
 	if (chars > 0 && p->total_chars > chars)
-		fmt_duration(eta, sizeof eta, el * (double)(p->total_chars - chars) / (double)chars);
+		fmt_duration(eta, sizeof eta,
+		             el * (double)(p->total_chars - chars) / (double)chars);
 	fmt_duration(audio, sizeof audio, p->rate ? (double)samples / p->rate : 0.0);
 	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made, ETA %s", p->chapters_done,
 	        p->chapters, audio, eta);
@@ -454,8 +457,7 @@ static int file_exists(const char *path)
 
 /* With --force: remove chapter files of the previous build that this one
  * did not make again (their names come from the old playlist). */
-static void remove_stale(const char *outdir, const char *old_playlist, char *const *names,
-                         size_t n)
+static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n)
 {
 	char line[1024];
 	FILE *f = fopen(old_playlist, "r");
@@ -481,14 +483,19 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 
 static int cmd_build(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, 0, 'o'},  {"jobs", required_argument, 0, 'j'},
-	    {"voice", required_argument, 0, 'V'},   {"voices-dir", required_argument, 0, 'D'},
-	    {"rate", required_argument, 0, 'r'},    {"format", required_argument, 0, 'f'},
-	    {"force", no_argument, 0, 'F'},         {"dry-run", no_argument, 0, 'n'},
-	    {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
-	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0}};
+	static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+	                                     {"jobs", required_argument, 0, 'j'},
+	                                     {"voice", required_argument, 0, 'V'},
+	                                     {"voices-dir", required_argument, 0, 'D'},
+	                                     {"rate", required_argument, 0, 'r'},
+	                                     {"format", required_argument, 0, 'f'},
+	                                     {"force", no_argument, 0, 'F'},
+	                                     {"dry-run", no_argument, 0, 'n'},
+	                                     {"quiet", no_argument, 0, 'q'},
+	                                     {"verbose", no_argument, 0, 'v'},
+	                                     {"encoding", required_argument, 0, 'E'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -502,8 +509,9 @@ static int cmd_build(int argc, char **argv)
 			errno = 0;
 			jobs = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || jobs < 1 || jobs > 256)
-				return usage_error("build", "-j takes a number of workers from 1 to 256, not '%s'",
-				                   optarg);
+				return usage_error(
+				    "build", "-j takes a number of workers from 1 to 256, not '%s'",
+				    optarg);
 			break;
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
@@ -511,10 +519,11 @@ static int cmd_build(int argc, char **argv)
 			errno = 0;
 			rate = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(rate >= 0.5 && rate <= 2.5))
-				return usage_error("build",
-				                   "--rate takes a speed factor from 0.5 to 2.5 (1 is the "
-				                   "preset's speed), not '%s'",
-				                   optarg);
+				return usage_error(
+				    "build",
+				    "--rate takes a speed factor from 0.5 to 2.5 (1 is the "
+				    "preset's speed), not '%s'",
+				    optarg);
 			break;
 		case 'f': format_name = optarg; break;
 		case 'E':
@@ -603,8 +612,8 @@ static int cmd_build(int argc, char **argv)
 		printf("book: %s\n", ts_book_title(book));
 		for (size_t i = 0; i < n; i++) {
 			const ts_chapter *ch = ts_book_chapter(book, i);
-			printf("%s\t%s:%ld\t%zu chars\t%s%s\n", names[i], ch->display, ch->line, ch->chars,
-			       ch->title, ch->front_matter ? " (front matter)" : "");
+			printf("%s\t%s:%ld\t%zu chars\t%s%s\n", names[i], ch->display, ch->line,
+			       ch->chars, ch->title, ch->front_matter ? " (front matter)" : "");
 		}
 		goto out;
 	}
@@ -618,7 +627,8 @@ static int cmd_build(int argc, char **argv)
 	snprintf(playlist_path, sizeof playlist_path, "%s/playlist.m3u", outdir);
 	if (file_exists(manifest_path) && !force) {
 		msg("error",
-		    "%s already holds an audiobook (manifest.json); use --force to replace it, or -o "
+		    "%s already holds an audiobook (manifest.json); use --force to replace it, or "
+		    "-o "
 		    "to choose another folder",
 		    outdir);
 		status = EXIT_FAILED;
@@ -687,19 +697,24 @@ static int cmd_build(int argc, char **argv)
 		e->front_matter = ch->front_matter;
 		total += e->duration_s;
 	}
-	ts_build_settings set = {.voice = &voice, .wpm = stats.wpm, .rate_factor = rate,
-	                         .sample_rate = prog.rate, .format = fmt->name};
+	ts_build_settings set = {.voice = &voice,
+	                         .wpm = stats.wpm,
+	                         .rate_factor = rate,
+	                         .sample_rate = prog.rate,
+	                         .format = fmt->name};
 	if (force)
 		remove_stale(outdir, playlist_path, names, n);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
-	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err,
+	                       sizeof err)) {
 		msg("error", "%s", err);
 		status = EXIT_FAILED;
 		goto out;
 	}
 	ts_buf_clear(&text);
 	if (ts_playlist(&text, ts_book_title(book), entries, ok) ||
-	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
+	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err,
+	                       sizeof err)) {
 		msg("error", "%s", err);
 		status = EXIT_FAILED;
 		goto out;

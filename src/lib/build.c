@@ -44,13 +44,13 @@ typedef struct chapter_run {
 	ts_finisher *fin;
 	ts_writer *w;
 	ts_samples pcm;
-	ts_break next_brk;      /* break forced before the next chunk */
+	ts_break next_brk; /* break forced before the next chunk */
 	ts_chapter_result *res;
 	size_t chars_done;
 	size_t since_report;
 	ts_chapter_progress_fn progress;
 	void *ud;
-	int in_title;           /* the title is being spoken: not counted */
+	int in_title; /* the title is being spoken: not counted */
 } chapter_run;
 
 static int sink_writer(void *ud, const int16_t *s, size_t n)
@@ -105,8 +105,8 @@ static int on_chunk(void *ud, const ts_chunk *c)
 }
 
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid,
-                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud)
+                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
+                     ts_chapter_progress_fn progress, void *ud)
 {
 	int rc = 0;
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
@@ -119,8 +119,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	int rate = ts_synth_rate(syn);
 	double seconds = (double)(ch->chars + strlen(ch->title) + 100) / 2.0 * 175.0 /
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
-	r.w = ts_writer_open(fmt, path, rate, (uint64_t)(seconds * rate), owner_pid, &rc, res->errmsg,
-	                     sizeof res->errmsg);
+	r.w = ts_writer_open(fmt, path, rate, (uint64_t)(seconds * rate), owner_pid, &rc,
+	                     res->errmsg, sizeof res->errmsg);
 	if (!r.w)
 		goto out;
 	r.fin = ts_finish_new(rate, v, sink_writer, r.w);
@@ -156,8 +156,9 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	ts_buf_free(&warn);
 	if (res->chars == 0 && !ch->title_spoken) {
 		rc = TS_EEMPTY;
-		snprintf(res->errmsg, sizeof res->errmsg, "%s:%ld: chapter \"%s\" has nothing to speak",
-		         ch->display, ch->line, ch->title);
+		snprintf(res->errmsg, sizeof res->errmsg,
+		         "%s:%ld: chapter \"%s\" has nothing to speak", ch->display, ch->line,
+		         ch->title);
 		goto out;
 	}
 	if ((rc = ts_finish_end(r.fin))) {
@@ -241,9 +242,11 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, 
 	long size = ftell(f);
 	unsigned char bom[3] = {0};
 	fseek(f, 0, SEEK_SET);
-	long start = fread(bom, 1, 3, f) == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF ? 3 : 0;
+	long start =
+	    fread(bom, 1, 3, f) == 3 && bom[0] == 0xEF && bom[1] == 0xBB && bom[2] == 0xBF ? 3 : 0;
 	fclose(f);
-	ts_chapter whole = {.source = (char *)src, .display = (char *)path, .start = start, .end = size};
+	ts_chapter whole = {
+	    .source = (char *)src, .display = (char *)path, .start = start, .end = size};
 	rd = ts_reader_open(&whole, &rc);
 	warnbuf[0] = '\0';
 	fe = sentences ? ts_frontend_new(lang, on_text_chunk, NULL, &t)
@@ -258,7 +261,8 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, 
 		snprintf(errbuf, errsz, "%s: read error", path);
 	ts_buf warn = {0};
 	if (ts_frontend_unreadable(fe, &warn) > 0)
-		snprintf(warnbuf, warnsz, "%s: characters the voice cannot read: %s", path, warn.data);
+		snprintf(warnbuf, warnsz, "%s: characters the voice cannot read: %s", path,
+		         warn.data);
 	ts_buf_free(&warn);
 out:
 	ts_frontend_free(fe);
@@ -276,7 +280,7 @@ typedef struct msg {
 	int worker;
 	int chapter;
 	int rate, wpm;
-	long maxrss_kb;         /* peak memory of the process that spoke the chapter */
+	long maxrss_kb; /* peak memory of the process that spoke the chapter */
 	size_t chars_done;
 	uint64_t samples;
 	ts_chapter_result res;
@@ -323,8 +327,11 @@ typedef struct worker_ctx {
 static void worker_progress(void *ud, size_t chars_done, uint64_t samples)
 {
 	worker_ctx *w = ud;
-	msg m = {.type = MSG_PROGRESS, .worker = w->id, .chapter = w->chapter,
-	         .chars_done = chars_done, .samples = samples};
+	msg m = {.type = MSG_PROGRESS,
+	         .worker = w->id,
+	         .chapter = w->chapter,
+	         .chars_done = chars_done,
+	         .samples = samples};
 	write_all(w->res_fd, &m, sizeof m);
 }
 
@@ -362,8 +369,9 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		pid_t pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, job->paths[idx],
-			                 job->owner_pid, &m.res, worker_progress, &ctx);
+			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format,
+			                 job->paths[idx], job->owner_pid, &m.res, worker_progress,
+			                 &ctx);
 			m.samples = m.res.samples;
 			struct rusage ru;
 			if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -380,12 +388,14 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 			m.res.status = TS_ECHILD;
 			if (pid < 0)
-				snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s: cannot start a process: %s",
-				         ch->display, strerror(errno));
+				snprintf(m.res.errmsg, sizeof m.res.errmsg,
+				         "%s: cannot start a process: %s", ch->display,
+				         strerror(errno));
 			else
 				snprintf(m.res.errmsg, sizeof m.res.errmsg,
-				         "%s: the process speaking chapter \"%s\" died (%s %d)", ch->display,
-				         ch->title, WIFSIGNALED(st) ? "signal" : "exit status",
+				         "%s: the process speaking chapter \"%s\" died (%s %d)",
+				         ch->display, ch->title,
+				         WIFSIGNALED(st) ? "signal" : "exit status",
 				         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 			if (write_all(res_fd, &m, sizeof m))
 				break;
@@ -398,7 +408,7 @@ out:
 typedef struct worker {
 	pid_t pid;
 	int cmd_fd;
-	int chapter;   /* chapter in hand, or -1 */
+	int chapter; /* chapter in hand, or -1 */
 	int alive;
 } worker;
 
@@ -465,7 +475,8 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 			close(cmd[0]);
 			close(cmd[1]);
 			rc = TS_ECHILD;
-			snprintf(errbuf, errsz, "cannot start a worker process: %s", strerror(errno));
+			snprintf(errbuf, errsz, "cannot start a worker process: %s",
+			         strerror(errno));
 			break;
 		}
 		if (pid == 0) {
@@ -521,8 +532,10 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 		case MSG_STARTED:
 		case MSG_PROGRESS:
 			if (fn) {
-				ts_event ev = {.kind = m.type == MSG_STARTED ? TS_EV_STARTED : TS_EV_PROGRESS,
-				               .chapter = (size_t)m.chapter, .chars_done = m.chars_done,
+				ts_event ev = {.kind = m.type == MSG_STARTED ? TS_EV_STARTED
+				                                             : TS_EV_PROGRESS,
+				               .chapter = (size_t)m.chapter,
+				               .chars_done = m.chars_done,
 				               .samples = m.samples};
 				fn(ud, &ev);
 			}
@@ -535,7 +548,8 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 				done[m.chapter] = 1;
 				w->chapter = -1;
 				if (fn) {
-					ts_event ev = {.kind = TS_EV_DONE, .chapter = (size_t)m.chapter,
+					ts_event ev = {.kind = TS_EV_DONE,
+					               .chapter = (size_t)m.chapter,
 					               .samples = m.res.samples};
 					fn(ud, &ev);
 				}
@@ -579,11 +593,13 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 			if (c >= 0 && (size_t)c < n && !done[c]) {
 				if (WIFSIGNALED(status))
 					snprintf(results[c].errmsg, sizeof results[c].errmsg,
-					         "worker process died (signal %d) while building this chapter",
+					         "worker process died (signal %d) while building "
+					         "this chapter",
 					         WTERMSIG(status));
 				else
-					snprintf(results[c].errmsg, sizeof results[c].errmsg,
-					         "worker process stopped while building this chapter");
+					snprintf(
+					    results[c].errmsg, sizeof results[c].errmsg,
+					    "worker process stopped while building this chapter");
 			}
 		}
 	}

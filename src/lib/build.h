@@ -21,12 +21,12 @@
 #include <stdint.h>
 
 typedef struct ts_chapter_result {
-	int status;             /* 0 or a negative code */
+	int status; /* 0 or a negative code */
 	char errmsg[400];
-	uint64_t samples;       /* audio length */
-	size_t sentences;       /* sentences of the body */
-	size_t chars;           /* non-space characters spoken */
-	char warning[400];      /* e.g. characters the voice cannot read; "" if none */
+	uint64_t samples;  /* audio length */
+	size_t sentences;  /* sentences of the body */
+	size_t chars;      /* non-space characters spoken */
+	char warning[400]; /* e.g. characters the voice cannot read; "" if none */
 } ts_chapter_result;
 
 /* Called now and then while a chapter is spoken. */
@@ -36,8 +36,8 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * audio file path (written through a temporary name tagged owner_pid).
  * Fills res and returns res->status.  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid,
-                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
+                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
+                     ts_chapter_progress_fn progress, void *ud);
 
 /* Text of a file as it will be spoken: each line cleaned and normalized
  * (one output line per input line), or with sentences set, one chunk per
@@ -53,10 +53,10 @@ int ts_spoken_text(const char *path, const char *encoding, const ts_lang *lang, 
 
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {
-	TS_EV_READY,      /* a worker started eSpeak; samples holds its sample rate */
-	TS_EV_STARTED,    /* a worker began chapter `chapter` */
-	TS_EV_PROGRESS,   /* chars_done / samples of a chapter being spoken */
-	TS_EV_DONE,       /* chapter finished (see results[chapter]) */
+	TS_EV_READY,    /* a worker started eSpeak; samples holds its sample rate */
+	TS_EV_STARTED,  /* a worker began chapter `chapter` */
+	TS_EV_PROGRESS, /* chars_done / samples of a chapter being spoken */
+	TS_EV_DONE,     /* chapter finished (see results[chapter]) */
 } ts_event_kind;
 
 typedef struct ts_event {
@@ -71,17 +71,17 @@ typedef void (*ts_event_fn)(void *ud, const ts_event *ev);
 typedef struct ts_build_job {
 	const ts_book *book;
 	const ts_voice *voice;
-	const ts_lang *lang;    /* language data (may be NULL) */
+	const ts_lang *lang; /* language data (may be NULL) */
 	double rate_factor;
 	const ts_format *format;
-	char *const *paths;     /* audio file path of each chapter */
-	int workers;            /* >= 1 */
-	long owner_pid;         /* tags temporary files */
+	char *const *paths;            /* audio file path of each chapter */
+	int workers;                   /* >= 1 */
+	long owner_pid;                /* tags temporary files */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
 } ts_build_job;
 
 typedef struct ts_build_stats {
-	long worker_maxrss_kb;  /* largest peak resident size of a worker */
+	long worker_maxrss_kb; /* largest peak resident size of a worker */
 	int sample_rate;
 	int wpm;
 } ts_build_stats;

@@ -16,10 +16,10 @@ struct ts_finisher {
 	void *ud;
 	uint64_t pos;
 	ts_break pending;
-	int started;         /* some speech was written */
-	int16_t *work;       /* faded edge copy */
-	size_t fade;         /* fade length in samples */
-	float *ramp;         /* fade gains 0..1 */
+	int started;   /* some speech was written */
+	int16_t *work; /* faded edge copy */
+	size_t fade;   /* fade length in samples */
+	float *ramp;   /* fade gains 0..1 */
 };
 
 static const int16_t zeros[ZERO_BLOCK];
@@ -57,7 +57,10 @@ void ts_finish_free(ts_finisher *f)
 	free(f);
 }
 
-uint64_t ts_finish_position(const ts_finisher *f) { return f->pos; }
+uint64_t ts_finish_position(const ts_finisher *f)
+{
+	return f->pos;
+}
 
 void ts_finish_trim(const int16_t *s, size_t n, size_t *a, size_t *b)
 {

@@ -15,7 +15,7 @@ struct ts_frontend {
 	ts_text_fn on_text;
 	void *ud;
 	ts_buf cleaned;
-	ts_buf spoken;       /* normalized */
+	ts_buf spoken; /* normalized */
 };
 
 ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_fn on_text,

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #define SCAN_BLOCK 65536
-#define HEAD_BYTES 256   /* a heading is shorter than this */
-#define PIECE_MAX 16384
+#define HEAD_BYTES 256 /* a heading is shorter than this */
+#define PIECE_MAX  16384
 #define SAMPLE_MAX (256 * 1024) /* what encoding detection reads of a file */
 
 struct ts_book {
@@ -32,11 +32,11 @@ struct ts_book {
 	char errmsg[1024];
 	ts_diag_fn diag;
 	void *ud;
-	char **temps;        /* temporary files made for stdin and decoded text */
+	char **temps; /* temporary files made for stdin and decoded text */
 	size_t ntemps;
 	pid_t owner;
-	char *encoding;      /* given with ts_book_set_encoding(), or NULL to detect */
-	char *text_path;     /* UTF-8 text of the last file scanned */
+	char *encoding;  /* given with ts_book_set_encoding(), or NULL to detect */
+	char *text_path; /* UTF-8 text of the last file scanned */
 };
 
 static void diag(ts_book *b, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -103,11 +103,26 @@ int ts_book_set_encoding(ts_book *b, const char *name)
 	return 0;
 }
 
-const char *ts_book_errmsg(const ts_book *b) { return b->errmsg; }
-const char *ts_book_text_path(const ts_book *b) { return b->text_path; }
-const char *ts_book_title(const ts_book *b) { return b->title ? b->title : ""; }
-size_t ts_book_count(const ts_book *b) { return b->n; }
-const ts_chapter *ts_book_chapter(const ts_book *b, size_t i) { return i < b->n ? &b->ch[i] : NULL; }
+const char *ts_book_errmsg(const ts_book *b)
+{
+	return b->errmsg;
+}
+const char *ts_book_text_path(const ts_book *b)
+{
+	return b->text_path;
+}
+const char *ts_book_title(const ts_book *b)
+{
+	return b->title ? b->title : "";
+}
+size_t ts_book_count(const ts_book *b)
+{
+	return b->n;
+}
+const ts_chapter *ts_book_chapter(const ts_book *b, size_t i)
+{
+	return i < b->n ? &b->ch[i] : NULL;
+}
 
 /* ---- headings ------------------------------------------------------ */
 
@@ -120,23 +135,23 @@ static int in_list(uint32_t c, const uint32_t *list)
 }
 
 /* Chinese numerals of every style: plain, formal (大写), 廿 卅 卌, 〇. */
-static const uint32_t numerals[] = {
-    0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B, 0x4E5D,
-    0x5341, 0x767E, 0x5343, 0x4E07, 0x842C, 0x4E24, 0x5169, 0x58F9, 0x8D30, 0x8CB3, 0x53C1,
-    0x53C3, 0x8086, 0x4F0D, 0x9646, 0x9678, 0x67D2, 0x634C, 0x7396, 0x62FE, 0x4F70, 0x4EDF,
-    0x5EFF, 0x5345, 0x534C, 0};
+static const uint32_t numerals[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D,
+                                    0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343, 0x4E07, 0x842C,
+                                    0x4E24, 0x5169, 0x58F9, 0x8D30, 0x8CB3, 0x53C1, 0x53C3, 0x8086,
+                                    0x4F0D, 0x9646, 0x9678, 0x67D2, 0x634C, 0x7396, 0x62FE, 0x4F70,
+                                    0x4EDF, 0x5EFF, 0x5345, 0x534C, 0};
 /* 章 回 节 節 卷 集 部 篇 */
 static const uint32_t units[] = {0x7AE0, 0x56DE, 0x8282, 0x7BC0, 0x5377, 0x96C6, 0x90E8, 0x7BC7, 0};
 /* What may stand between a heading's number and its title. */
-static const uint32_t separators[] = {' ',    '\t',   ':',    '.',    ',',    '-',   '_',
+static const uint32_t separators[] = {' ',    '\t',   ':',    '.',    ',',    '-',    '_',
                                       0x3000, 0xFF1A, 0x3001, 0xFF0E, 0xFF0C, 0x2014, 0x00B7,
                                       0x30FB, 0xFF0D, 0x2013, 0x2027, 0};
 /* Punctuation that marks prose, not a heading. */
 static const uint32_t prose_marks[] = {0x3002, 0xFF0C, 0xFF01, 0xFF1F, 0xFF1B, 0x201C, 0x201D, 0};
 
-static const char *const special_heads[] = {
-    "楔子", "序章", "序言", "序幕", "引子", "引言", "前言", "尾声", "尾聲", "后记", "後記",
-    "终章", "終章", "番外", "序", NULL};
+static const char *const special_heads[] = {"楔子", "序章", "序言", "序幕", "引子", "引言",
+                                            "前言", "尾声", "尾聲", "后记", "後記", "终章",
+                                            "終章", "番外", "序",   NULL};
 
 static size_t trim_span(const char *s, size_t len, size_t *start)
 {
@@ -175,7 +190,8 @@ static size_t strip_markup(const char *in, size_t n, char *out)
 	size_t o = 0;
 	for (size_t i = 0; i < n;) {
 		if (in[i] == '<' && i + 1 < n &&
-		    (in[i + 1] == '/' || ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
+		    (in[i + 1] == '/' ||
+		     ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
 			const char *gt = memchr(in + i, '>', n - i);
 			if (gt) {
 				i = (size_t)(gt - in) + 1;
@@ -223,17 +239,19 @@ static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
 	if (len - i > 3 && memcmp(s + i, "第", 3) == 0) {
 		size_t j = i + 3, digits = 0;
 		while (j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
-		       ((c >= '0' && c <= '9') || (c >= 0xFF10 && c <= 0xFF19) || in_list(c, numerals))) {
+		       ((c >= '0' && c <= '9') || (c >= 0xFF10 && c <= 0xFF19) ||
+		        in_list(c, numerals))) {
 			j += (size_t)k;
 			digits++;
 		}
-		if (digits > 0 && digits <= 12 && j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
-		    in_list(c, units)) {
+		if (digits > 0 && digits <= 12 && j < len &&
+		    (k = ts_utf8_decode(s + j, len - j, &c)) > 0 && in_list(c, units)) {
 			volume = c == 0x5377 || c == 0x90E8 || c == 0x7BC7; /* 卷 部 篇 */
 			j += (size_t)k;
 			if (j == len)
 				ok = 1;
-			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 && in_list(c, separators))
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         in_list(c, separators))
 				ok = chars <= 60;
 			else
 				ok = chars <= 30 && !prose;
@@ -246,7 +264,8 @@ static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
 			size_t j = i + hl;
 			if (j == len)
 				ok = 1;
-			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 && in_list(c, separators))
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         in_list(c, separators))
 				ok = chars <= 30 && !prose;
 			else if (strcmp(*h, "番外") == 0)
 				ok = chars <= 30 && !prose;
@@ -322,38 +341,38 @@ int ts_natural_cmp(const char *a, const char *b)
 
 /* One line as the scanner sees it. */
 typedef struct line_info {
-	long start, end;     /* bytes; end excludes the line ending */
-	long next;           /* offset of the following line */
-	size_t chars;        /* non-space characters */
+	long start, end; /* bytes; end excludes the line ending */
+	long next;       /* offset of the following line */
+	size_t chars;    /* non-space characters */
 	char head[HEAD_BYTES];
-	size_t head_len;     /* bytes kept in head (the line may be longer) */
-	int complete;        /* head holds the whole line */
+	size_t head_len; /* bytes kept in head (the line may be longer) */
+	int complete;    /* head holds the whole line */
 } line_info;
 
 typedef struct scan {
 	ts_book *b;
 	const char *display;
-	int mode_book;       /* split at headings */
-	char *stem;          /* file name without directory and .txt */
+	int mode_book; /* split at headings */
+	char *stem;    /* file name without directory and .txt */
 	const char *source;
 	/* chapter being built */
-	int have;            /* a chapter is open */
-	int volume;          /* the open chapter's heading is a volume's */
+	int have;   /* a chapter is open */
+	int volume; /* the open chapter's heading is a volume's */
 	char title[HEAD_BYTES * 5];
 	int front;
 	long body_start;
-	long title_line;     /* line of the heading, or of the first text line */
+	long title_line; /* line of the heading, or of the first text line */
 	long body_end;
 	size_t body_chars;
 	char pending_title[HEAD_BYTES * 5]; /* heading with no body yet (a volume) */
-	char first_line[HEAD_BYTES];         /* first non-blank line of front matter */
+	char first_line[HEAD_BYTES];        /* first non-blank line of front matter */
 	int first_line_taken;
 	long first_line_next;
 	size_t first_line_chars;
 	int saw_heading;
 	size_t added;
-	int hold;            /* the scan may be undone: keep its warnings back */
-	ts_buf held;         /* warnings kept back, NUL-separated */
+	int hold;    /* the scan may be undone: keep its warnings back */
+	ts_buf held; /* warnings kept back, NUL-separated */
 } scan;
 
 static void scan_warn(scan *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -368,7 +387,8 @@ static void scan_warn(scan *sc, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (sc->hold)
-		ts_buf_append(&sc->held, msg, strlen(msg) + 1); /* out of memory: the warning is lost */
+		ts_buf_append(&sc->held, msg,
+		              strlen(msg) + 1); /* out of memory: the warning is lost */
 	else
 		diag(sc->b, 0, "%s", msg);
 }
@@ -401,7 +421,8 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 {
 	ts_book *b = sc->b;
 	if (chars == 0 && !front) {
-		scan_warn(sc, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line, title);
+		scan_warn(sc, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line,
+		          title);
 		return 0;
 	}
 	if (b->n == b->cap) {
@@ -500,7 +521,8 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			open_chapter(sc, head, li, lineno);
 			return 0;
 		}
-	} else if (li->complete && (kind = heading_kind(li->head, li->head_len, head, sizeof head))) {
+	} else if (li->complete &&
+	           (kind = heading_kind(li->head, li->head_len, head, sizeof head))) {
 		if (sc->have && sc->front) {
 			if ((rc = close_front(sc)))
 				return rc;
@@ -538,7 +560,8 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		if (sc->mode_book && li->complete && li->chars <= 50) {
 			size_t a;
 			size_t n = trim_span(li->head, li->head_len, &a);
-			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n, li->head + a);
+			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n,
+			         li->head + a);
 			sc->first_line_taken = 1;
 			sc->first_line_next = li->next;
 			sc->first_line_chars = li->chars;
@@ -564,14 +587,14 @@ static char *file_stem(const char *path)
 /* Where a scan in SCAN_TRY mode met something that is not UTF-8 text. */
 typedef struct utf8_fault {
 	long line, offset;
-	unsigned char byte;  /* the first byte that is not UTF-8 (0 for NUL) */
+	unsigned char byte; /* the first byte that is not UTF-8 (0 for NUL) */
 } utf8_fault;
 
 enum scan_mode {
-	SCAN_TRY,            /* the file may not be UTF-8: stop quietly at the first fault */
-	SCAN_STRICT,         /* the file is UTF-8 (its mark, --encoding or our decoding says so) */
+	SCAN_TRY,    /* the file may not be UTF-8: stop quietly at the first fault */
+	SCAN_STRICT, /* the file is UTF-8 (its mark, --encoding or our decoding says so) */
 };
-#define NOT_UTF8 1           /* scan_utf8() in SCAN_TRY mode: the file is not UTF-8 text */
+#define NOT_UTF8 1 /* scan_utf8() in SCAN_TRY mode: the file is not UTF-8 text */
 
 /* Scan one UTF-8 file.  mode_book: split at headings.  In SCAN_TRY mode a
  * byte that is not UTF-8 text (invalid, or NUL) undoes the scan - the
@@ -582,7 +605,10 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
                      enum scan_mode mode, utf8_fault *fault)
 {
 	int rc = 0;
-	scan sc = {.b = b, .display = display, .mode_book = mode_book, .source = path,
+	scan sc = {.b = b,
+	           .display = display,
+	           .mode_book = mode_book,
+	           .source = path,
 	           .hold = mode == SCAN_TRY};
 	unsigned char *buf = NULL;
 	size_t first_chapter = b->n;
@@ -607,13 +633,16 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 	while ((got = fread(buf + ncarry, 1, SCAN_BLOCK - ncarry, f)) > 0 || ncarry > 0) {
 		if (got == 0) { /* a truncated character at the end of the file */
 			if (mode == SCAN_TRY) {
-				*fault = (utf8_fault){.line = lineno, .offset = off, .byte = carry[0]};
+				*fault =
+				    (utf8_fault){.line = lineno, .offset = off, .byte = carry[0]};
 				rc = NOT_UTF8;
 				goto out;
 			}
-			diag(b, 1, "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
-			           "give the file's encoding with --encoding NAME, or convert it to UTF-8",
-			     display, lineno, off);
+			diag(
+			    b, 1,
+			    "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
+			    "give the file's encoding with --encoding NAME, or convert it to UTF-8",
+			    display, lineno, off);
 			rc = TS_EUTF8;
 			goto out;
 		}
@@ -652,8 +681,10 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 					rc = NOT_UTF8;
 					goto out;
 				}
-				diag(b, 1, "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
-				     display, lineno, off);
+				diag(
+				    b, 1,
+				    "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
+				    display, lineno, off);
 				rc = TS_EBINARY;
 				goto out;
 			}
@@ -668,13 +699,16 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 						break;
 					}
 					if (mode == SCAN_TRY) {
-						*fault = (utf8_fault){.line = lineno, .offset = off, .byte = ch};
+						*fault = (utf8_fault){
+						    .line = lineno, .offset = off, .byte = ch};
 						rc = NOT_UTF8;
 						goto out;
 					}
 					diag(b, 1,
-					     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file is not UTF-8 "
-					     "text: give its encoding with --encoding NAME, or convert it to "
+					     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file "
+					     "is not UTF-8 "
+					     "text: give its encoding with --encoding NAME, or "
+					     "convert it to "
 					     "UTF-8",
 					     display, lineno, off, ch);
 					rc = TS_EUTF8;
@@ -707,14 +741,16 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 		goto out;
 	if (sc.pending_title[0] && !sc.have) {
 		/* A volume heading with nothing after it. */
-		scan_warn(&sc, "%s: heading \"%s\" has no text; skipped", display, sc.pending_title);
+		scan_warn(&sc, "%s: heading \"%s\" has no text; skipped", display,
+		          sc.pending_title);
 	}
 	if (sc.have && sc.front && !sc.saw_heading) {
 		/* No heading at all: the whole file is one chapter. */
 		sc.front = 0;
 		sc.first_line_taken = 0;
 	}
-	int titled = sc.have && sc.front ? sc.first_line_taken : sc.saw_heading && sc.first_line_taken;
+	int titled =
+	    sc.have && sc.front ? sc.first_line_taken : sc.saw_heading && sc.first_line_taken;
 	if (sc.have && sc.front)
 		rc = close_front(&sc);
 	else
@@ -765,7 +801,8 @@ static int book_temp(ts_book *b, const char *what, const char *display, FILE **f
 	b->temps = t;
 	int fd = mkstemp(name.data);
 	if (fd < 0) {
-		diag(b, 1, "%s: cannot make a temporary file %s: %s", display, name.data, strerror(errno));
+		diag(b, 1, "%s: cannot make a temporary file %s: %s", display, name.data,
+		     strerror(errno));
 		ts_buf_free(&name);
 		return TS_EIO;
 	}
@@ -831,34 +868,31 @@ static int scan_decoded(ts_book *b, const char *path, const char *display, int m
 		rc = TS_EIO;
 	}
 	switch (rc) {
-	case 0:
-		break;
+	case 0: break;
 	case TS_EDECODE:
 		if (fault.truncated) {
-			diag(b, 1, "%s:%ld: the file ends inside a %s character (byte %ld): it was cut "
-			           "short, or is not %s",
+			diag(b, 1,
+			     "%s:%ld: the file ends inside a %s character (byte %ld): it was cut "
+			     "short, or is not %s",
 			     display, fault.line, label, fault.offset, label);
 		} else {
 			char bytes[32] = "";
 			for (size_t i = 0; i < fault.nbytes && i < 2; i++)
-				snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes), "%s0x%02X",
-				         i ? " " : "", fault.bytes[i]);
-			diag(b, 1, "%s:%ld: invalid %s at byte %ld (%s): %s", display, fault.line, label,
-			     fault.offset, bytes, origin_advice[origin]);
+				snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes),
+				         "%s0x%02X", i ? " " : "", fault.bytes[i]);
+			diag(b, 1, "%s:%ld: invalid %s at byte %ld (%s): %s", display, fault.line,
+			     label, fault.offset, bytes, origin_advice[origin]);
 		}
 		break;
 	case TS_EBINARY:
 		diag(b, 1, "%s:%ld: NUL character (read as %s): this is a binary file, not text",
 		     display, fault.line, label);
 		break;
-	case TS_EINVAL:
-		diag(b, 1, "%s: iconv cannot read the encoding %s", display, enc);
-		break;
+	case TS_EINVAL: diag(b, 1, "%s: iconv cannot read the encoding %s", display, enc); break;
 	case TS_EIO:
 		diag(b, 1, "%s: cannot decode it into %s: %s", display, tmp, strerror(e));
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (rc) {
 		book_drop_temp(b);
@@ -897,34 +931,37 @@ static int scan_guessed(ts_book *b, const char *path, const char *display, int m
 	fclose(f);
 	rc = ts_encoding_guess(sample, n, whole, &g);
 	switch (rc) {
-	case 0:
-		rc = scan_decoded(b, path, display, mode_book, g.name, 0, BY_GUESS);
-		break;
+	case 0: rc = scan_decoded(b, path, display, mode_book, g.name, 0, BY_GUESS); break;
 	case TS_EBINARY:
 		if (g.nul >= 0) {
 			long line = 1;
 			for (long i = 0; i < g.nul; i++)
 				line += sample[i] == '\n';
 			diag(b, 1,
-			     "%s:%ld: NUL byte at byte %ld: this is a binary file, not text (if it is "
-			     "UTF-16 without a byte-order mark, give --encoding UTF-16LE or UTF-16BE)",
+			     "%s:%ld: NUL byte at byte %ld: this is a binary file, not text (if it "
+			     "is "
+			     "UTF-16 without a byte-order mark, give --encoding UTF-16LE or "
+			     "UTF-16BE)",
 			     display, line, g.nul);
 		} else {
 			diag(b, 1,
-			     "%s: binary file, not text: %zu control bytes in its first %zu, and it is "
+			     "%s: binary file, not text: %zu control bytes in its first %zu, and "
+			     "it is "
 			     "not UTF-8, GB18030 or Big5",
 			     display, g.controls, n);
 		}
 		break;
 	case TS_EDECODE:
 		diag(b, 1,
-		     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X), and the file is not GB18030 or Big5 "
-		     "text either%s%s%s; give its encoding with --encoding NAME, or convert it to UTF-8",
+		     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X), and the file is not GB18030 or "
+		     "Big5 "
+		     "text either%s%s%s; give its encoding with --encoding NAME, or convert it to "
+		     "UTF-8",
 		     display, fault->line, fault->offset, fault->byte,
-		     g.detector[0] ? " (uchardet guesses " : "", g.detector, g.detector[0] ? ")" : "");
+		     g.detector[0] ? " (uchardet guesses " : "", g.detector,
+		     g.detector[0] ? ")" : "");
 		break;
-	default:
-		break;
+	default: break;
 	}
 out:
 	free(sample);
@@ -995,7 +1032,8 @@ static int add_dir(ts_book *b, const char *path)
 	int rc = 0, bad = 0;
 	ts_buf p = {0};
 	if (n == 0) {
-		diag(b, 1, "%s: no .txt files in this directory (chapters must be .txt files)", path);
+		diag(b, 1, "%s: no .txt files in this directory (chapters must be .txt files)",
+		     path);
 		rc = TS_ENOTXT;
 	}
 	if (!b->title && n > 0) {
@@ -1009,7 +1047,9 @@ static int add_dir(ts_book *b, const char *path)
 		if (b->title && (strcmp(b->title, ".") == 0 || b->title[0] == '\0')) {
 			free(b->title);
 			char cwd[4096];
-			b->title = ts_strdup(getcwd(cwd, sizeof cwd) && strrchr(cwd, '/') ? strrchr(cwd, '/') + 1 : "book");
+			b->title = ts_strdup(getcwd(cwd, sizeof cwd) && strrchr(cwd, '/')
+			                         ? strrchr(cwd, '/') + 1
+			                         : "book");
 		}
 	}
 	for (int i = 0; i < n; i++) {
@@ -1048,7 +1088,8 @@ static int spool_stdin(ts_book *b, const char **out)
 	size_t n;
 	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
 		if (fwrite(buf, 1, n, f) != n) {
-			diag(b, 1, "stdin: cannot write temporary file %s: %s", name, strerror(errno));
+			diag(b, 1, "stdin: cannot write temporary file %s: %s", name,
+			     strerror(errno));
 			fclose(f);
 			return TS_EIO;
 		}
@@ -1097,7 +1138,7 @@ struct ts_reader {
 	FILE *f;
 	long pos, end;
 	char *buf;
-	size_t len, off;     /* buffered bytes and read position */
+	size_t len, off; /* buffered bytes and read position */
 	char piece[PIECE_MAX + 8];
 	int eof;
 };

@@ -24,15 +24,15 @@
 #include <stdio.h>
 
 typedef struct ts_chapter {
-	char *source;       /* path of the UTF-8 file that holds the text: the
-	                       input itself, or its decoded temporary copy */
-	char *display;      /* name to show the user ("stdin" for -) */
-	char *title;        /* heading, file name or book title */
-	int title_spoken;   /* the title has Chinese text worth speaking */
-	int front_matter;   /* text before the first heading of a book */
-	long start, end;    /* byte range of the body in source */
-	long line;          /* line of the heading, or of the first line of text */
-	size_t chars;       /* non-space characters of the body (for ETA) */
+	char *source;     /* path of the UTF-8 file that holds the text: the
+	                     input itself, or its decoded temporary copy */
+	char *display;    /* name to show the user ("stdin" for -) */
+	char *title;      /* heading, file name or book title */
+	int title_spoken; /* the title has Chinese text worth speaking */
+	int front_matter; /* text before the first heading of a book */
+	long start, end;  /* byte range of the body in source */
+	long line;        /* line of the heading, or of the first line of text */
+	size_t chars;     /* non-space characters of the body (for ETA) */
 } ts_chapter;
 
 /* Diagnostics callback: level 0 = warning, 1 = error. */

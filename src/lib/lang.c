@@ -17,7 +17,7 @@ typedef struct pair {
 } pair;
 
 struct ts_lang {
-	pair *look;          /* sorted by from */
+	pair *look; /* sorted by from */
 	size_t nlook;
 	uint32_t look_min, look_max;
 };
@@ -57,7 +57,8 @@ static int load_lookalikes(ts_lang *l, const char *path, char *errbuf, size_t er
 		uint32_t from = tab ? single_char(line, (size_t)(tab - line)) : 0;
 		uint32_t to = tab ? single_char(tab + 1, strlen(tab + 1)) : 0;
 		if (!from || !to) {
-			snprintf(errbuf, errsz, "%s:%d: expected \"variant<TAB>standard\", one character each",
+			snprintf(errbuf, errsz,
+			         "%s:%d: expected \"variant<TAB>standard\", one character each",
 			         path, lineno);
 			rc = TS_EINVAL;
 			break;
@@ -127,4 +128,7 @@ uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp)
 	return lo < l->nlook && l->look[lo].from == cp ? l->look[lo].to : 0;
 }
 
-size_t ts_lang_lookalike_count(const ts_lang *l) { return l ? l->nlook : 0; }
+size_t ts_lang_lookalike_count(const ts_lang *l)
+{
+	return l ? l->nlook : 0;
+}

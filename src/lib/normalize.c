@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HOLD_MAX 64          /* longest number-like tail held for the next piece */
-#define CONTEXT 16           /* characters of context kept on each side of a cut */
-#define MAX_COUNTED 64       /* distinct unreadable characters remembered */
-#define MAX_CARDINAL 16      /* longer digit strings are read digit by digit */
+#define HOLD_MAX     64 /* longest number-like tail held for the next piece */
+#define CONTEXT      16 /* characters of context kept on each side of a cut */
+#define MAX_COUNTED  64 /* distinct unreadable characters remembered */
+#define MAX_CARDINAL 16 /* longer digit strings are read digit by digit */
 
 typedef struct counted {
 	uint32_t cp;
@@ -32,12 +32,12 @@ typedef struct counted {
 
 struct ts_normalizer {
 	const ts_lang *lang;
-	ts_buf hold;             /* tail of the previous piece, not yet read */
-	uint32_t left[CONTEXT];  /* what came before it, for look-behind only */
+	ts_buf hold;            /* tail of the previous piece, not yet read */
+	uint32_t left[CONTEXT]; /* what came before it, for look-behind only */
 	size_t nleft;
-	size_t hold_counted;     /* held characters already counted as unreadable */
-	ts_buf in;               /* hold + piece */
-	uint32_t *c;             /* decoded code points */
+	size_t hold_counted; /* held characters already counted as unreadable */
+	ts_buf in;           /* hold + piece */
+	uint32_t *c;         /* decoded code points */
 	size_t cap;
 	counted seen[MAX_COUNTED];
 	size_t nseen, others;
@@ -62,6 +62,8 @@ void ts_normalizer_free(ts_normalizer *n)
 }
 
 /* ---- tables ------------------------------------------------------- */
+
+/* clang-format off */
 
 static const char *const digit_names[] = {"零", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
 
@@ -150,29 +152,46 @@ static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "�
                                         "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
                                         "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
 
+/* clang-format on */
+
 /* ---- character classes ------------------------------------------- */
 
-static int is_digit(uint32_t c) { return c >= '0' && c <= '9'; }
-static int is_latin(uint32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-static int is_upper(uint32_t c) { return c >= 'A' && c <= 'Z'; }
+static int is_digit(uint32_t c)
+{
+	return c >= '0' && c <= '9';
+}
+static int is_latin(uint32_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static int is_upper(uint32_t c)
+{
+	return c >= 'A' && c <= 'Z';
+}
 static int is_range_mark(uint32_t c)
 {
 	return c == '-' || c == '~' || c == 0xFF5E /* ～ */ || c == 0x2014 /* — */ ||
 	       c == 0x2013 /* – */ || c == 0x301C /* 〜 */ || c == 0xFF0D /* － */;
 }
-static int is_minus(uint32_t c) { return c == '-' || c == 0x2212 || c == 0xFF0D; }
-static int is_colon(uint32_t c) { return c == ':' || c == 0xFF1A; }
+static int is_minus(uint32_t c)
+{
+	return c == '-' || c == 0x2212 || c == 0xFF0D;
+}
+static int is_colon(uint32_t c)
+{
+	return c == ':' || c == 0xFF1A;
+}
 
 /* Characters eSpeak reads so badly that they are removed (and counted). */
 static int is_misread(uint32_t c)
 {
-	return (c >= 0x20000 && c <= 0x3134F) ||                   /* Han beyond the BMP */
-	       (c >= 0x3040 && c <= 0x30FF) ||                     /* kana */
+	return (c >= 0x20000 && c <= 0x3134F) || /* Han beyond the BMP */
+	       (c >= 0x3040 && c <= 0x30FF) ||   /* kana */
 	       (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) ||
-	       (c >= 0xAC00 && c <= 0xD7AF) ||                     /* hangul */
-	       (c >= 0x0400 && c <= 0x04FF) ||                     /* Cyrillic */
-	       (c >= 0x1F000 && c <= 0x1FAFF) ||                   /* emoji, pictographs */
-	       (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000;       /* private use */
+	       (c >= 0xAC00 && c <= 0xD7AF) ||               /* hangul */
+	       (c >= 0x0400 && c <= 0x04FF) ||               /* Cyrillic */
+	       (c >= 0x1F000 && c <= 0x1FAFF) ||             /* emoji, pictographs */
+	       (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; /* private use */
 }
 
 static void count_char(ts_normalizer *n, uint32_t cp)
@@ -195,8 +214,8 @@ size_t ts_normalizer_unreadable(const ts_normalizer *n, ts_buf *out)
 	for (size_t i = 0; i < n->nseen; i++) {
 		char u[5];
 		int k = ts_utf8_encode(n->seen[i].cp, u);
-		ts_buf_printf(out, "%s%.*s (U+%04X) ×%zu", i ? ", " : "", k, u, (unsigned)n->seen[i].cp,
-		              n->seen[i].n);
+		ts_buf_printf(out, "%s%.*s (U+%04X) ×%zu", i ? ", " : "", k, u,
+		              (unsigned)n->seen[i].cp, n->seen[i].n);
 		total += n->seen[i].n;
 	}
 	if (n->others)
@@ -212,7 +231,10 @@ void ts_normalizer_reset_counts(ts_normalizer *n)
 
 /* ---- reading numbers ---------------------------------------------- */
 
-static int put(ts_buf *o, const char *s) { return ts_buf_append(o, s, strlen(s)); }
+static int put(ts_buf *o, const char *s)
+{
+	return ts_buf_append(o, s, strlen(s));
+}
 
 /* 0-9999 as 千百十个, with one 零 for each run of inner zeros. */
 static void read_group(int g, ts_buf *o)
@@ -299,13 +321,13 @@ static void read_digits(const char *d, size_t n, ts_buf *o)
 /* A number as written: its digits (thousands separators removed) and
  * where it stands in the code point array. */
 typedef struct num {
-	size_t s, e;         /* [s, e) in the code points */
-	char ip[40];         /* integer digits */
+	size_t s, e; /* [s, e) in the code points */
+	char ip[40]; /* integer digits */
 	size_t ni;
-	char fp[40];         /* fraction digits */
+	char fp[40]; /* fraction digits */
 	size_t nf;
-	int commas;          /* written with thousands separators */
-	int frac;            /* has a decimal point */
+	int commas; /* written with thousands separators */
+	int frac;   /* has a decimal point */
 } num;
 
 static size_t digits_at(const uint32_t *c, size_t m, size_t k)
@@ -385,7 +407,10 @@ static int word_at(const uint32_t *c, size_t m, size_t k, const char *w)
 	return 1;
 }
 
-static size_t word_len(const char *w) { return ts_utf8_count(w, strlen(w)); }
+static size_t word_len(const char *w)
+{
+	return ts_utf8_count(w, strlen(w));
+}
 
 /* Does w end just before k (ignoring one space)? */
 static int word_before(const uint32_t *c, size_t k, const char *w)
@@ -440,7 +465,8 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 {
 	size_t k = after < m && c[after] == ' ' ? after + 1 : after;
 	/* 2000多年, 30余人: an approximate amount, so a duration or a count. */
-	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ || c[k] == 0x6765 /* 来 */);
+	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ ||
+	                       c[k] == 0x6765 /* 来 */);
 	if (approx)
 		k++;
 	if (x->ni > MAX_CARDINAL)
@@ -515,7 +541,8 @@ static size_t read_date(const reader *r, size_t k)
 	if (mlen < 1 || mlen > 2 || k + 5 + mlen >= m || c[k + 5 + mlen] != sep)
 		return 0;
 	size_t d0 = k + 6 + mlen, dlen = digits_at(c, m, d0);
-	if (dlen < 1 || dlen > 2 || (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
+	if (dlen < 1 || dlen > 2 ||
+	    (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
 		return 0;
 	int month = 0, day = 0;
 	for (size_t i = 0; i < mlen; i++)
@@ -714,7 +741,8 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 		parse_num(c, m, ys, &y);
 		size_t after = y.e;
 		int minus = is_minus(c[rj]) && after < m &&
-		            (c[after] == '=' || c[after] == 0xFF1D || (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+		            (c[after] == '=' || c[after] == 0xFF1D ||
+		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
 		if (!minus) {
 			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
 			if (sign)
@@ -885,9 +913,10 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			k++;
 			continue;
 		}
-		const unit *sym = c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
-		                      ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
-		                      : NULL;
+		const unit *sym =
+		    c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
+		        ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
+		        : NULL;
 		if (sym) {
 			put(o, sym->word);
 			k += word_len(sym->sym);

@@ -92,21 +92,22 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	rc |= ts_json_string(b, v->espeak_voice);
 	rc |= ts_buf_printf(b, ",\n    \"variant\": ");
 	rc |= ts_json_string(b, v->variant);
-	rc |= ts_buf_printf(b,
-	                    ",\n    \"rate_wpm\": %d,\n    \"rate_factor\": %.3g,\n    \"pitch\": %d,\n"
-	                    "    \"pitch_range\": %d,\n    \"clause_pause_ms\": %d,\n"
-	                    "    \"sentence_pause_ms\": %d,\n    \"paragraph_pause_ms\": %d,\n"
-	                    "    \"title_pause_ms\": %d,\n    \"lead_in_ms\": %d,\n    \"tail_ms\": %d,\n"
-	                    "    \"sample_rate\": %d,\n    \"channels\": 1,\n    \"format\": ",
-	                    set->wpm, set->rate_factor, v->pitch, v->pitch_range, v->clause_pause_ms,
-	                    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms,
-	                    v->lead_in_ms, v->tail_ms, set->sample_rate);
+	rc |= ts_buf_printf(
+	    b,
+	    ",\n    \"rate_wpm\": %d,\n    \"rate_factor\": %.3g,\n    \"pitch\": %d,\n"
+	    "    \"pitch_range\": %d,\n    \"clause_pause_ms\": %d,\n"
+	    "    \"sentence_pause_ms\": %d,\n    \"paragraph_pause_ms\": %d,\n"
+	    "    \"title_pause_ms\": %d,\n    \"lead_in_ms\": %d,\n    \"tail_ms\": %d,\n"
+	    "    \"sample_rate\": %d,\n    \"channels\": 1,\n    \"format\": ",
+	    set->wpm, set->rate_factor, v->pitch, v->pitch_range, v->clause_pause_ms,
+	    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms, v->lead_in_ms,
+	    v->tail_ms, set->sample_rate);
 	rc |= ts_json_string(b, set->format);
 	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"chapters\": [", total);
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter_entry *c = &ch[i];
-		rc |= ts_buf_printf(b, "%s\n    {\n      \"index\": %d,\n      \"title\": ", i ? "," : "",
-		                    c->index);
+		rc |= ts_buf_printf(b, "%s\n    {\n      \"index\": %d,\n      \"title\": ",
+		                    i ? "," : "", c->index);
 		rc |= ts_json_string(b, c->title);
 		rc |= ts_buf_printf(b, ",\n      \"source\": ");
 		rc |= ts_json_string(b, c->source);
@@ -126,6 +127,7 @@ int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, s
 {
 	int rc = ts_buf_printf(b, "#EXTM3U\n#PLAYLIST:%s\n", book_title);
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = ts_buf_printf(b, "#EXTINF:%.0f,%s\n%s\n", ch[i].duration_s, ch[i].title, ch[i].audio);
+		rc = ts_buf_printf(b, "#EXTINF:%.0f,%s\n%s\n", ch[i].duration_s, ch[i].title,
+		                   ch[i].audio);
 	return rc;
 }

@@ -27,7 +27,7 @@ typedef struct ts_chapter_entry {
 	int index;
 	const char *title;
 	const char *source;
-	const char *audio;      /* file name inside the output folder */
+	const char *audio; /* file name inside the output folder */
 	double duration_s;
 	size_t sentences;
 	size_t chars;
@@ -36,7 +36,7 @@ typedef struct ts_chapter_entry {
 
 typedef struct ts_build_settings {
 	const ts_voice *voice;
-	int wpm;                /* eSpeak rate used */
+	int wpm; /* eSpeak rate used */
 	double rate_factor;
 	int sample_rate;
 	const char *format;

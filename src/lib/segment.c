@@ -14,7 +14,7 @@ enum state {
 struct ts_segmenter {
 	ts_chunk_fn fn;
 	void *ud;
-	ts_buf pend;         /* the chunk being built */
+	ts_buf pend; /* the chunk being built */
 	size_t pend_chars;
 	/* Byte offset in pend just after the last good split point, or 0. */
 	size_t split_at;
@@ -23,11 +23,11 @@ struct ts_segmenter {
 	size_t cut_at;
 	size_t cut_chars;
 	enum state state;
-	int tentative;       /* the terminator was ASCII ! or ?: an end only if Chinese follows */
-	int quote_open;      /* inside an ASCII "..." pair */
-	uint32_t prev;       /* previous code point of the paragraph */
+	int tentative;  /* the terminator was ASCII ! or ?: an end only if Chinese follows */
+	int quote_open; /* inside an ASCII "..." pair */
+	uint32_t prev;  /* previous code point of the paragraph */
 	ts_break next_brk;
-	char carry[4];       /* a character cut by the end of a piece */
+	char carry[4]; /* a character cut by the end of a piece */
 	size_t carry_len;
 };
 
@@ -57,8 +57,8 @@ void ts_segmenter_free(ts_segmenter *s)
 static int is_terminator(uint32_t c)
 {
 	return c == 0x3002 /* 。 */ || c == 0xFF01 /* ！ */ || c == 0xFF1F /* ？ */ ||
-	       c == 0x2026 /* … */ || c == 0xFF61 /* ｡ */ || c == 0x203C /* ‼ */ ||
-	       c == 0x2047 || c == 0x2048 || c == 0x2049;
+	       c == 0x2026 /* … */ || c == 0xFF61 /* ｡ */ || c == 0x203C /* ‼ */ || c == 0x2047 ||
+	       c == 0x2048 || c == 0x2049;
 }
 
 static int is_closer(uint32_t c)
@@ -78,8 +78,7 @@ static int is_closer(uint32_t c)
 	case 0xFF5D: /* ｝ */
 	case ')':
 	case ']':
-	case '\'':
-		return 1;
+	case '\'': return 1;
 	}
 	return 0;
 }

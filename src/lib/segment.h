@@ -24,19 +24,19 @@
 
 /* What comes before a chunk: the pause the listener should hear. */
 typedef enum ts_break {
-	TS_BREAK_NONE = 0,  /* first chunk of a chapter */
-	TS_BREAK_CLAUSE,    /* a long sentence split in two */
+	TS_BREAK_NONE = 0, /* first chunk of a chapter */
+	TS_BREAK_CLAUSE,   /* a long sentence split in two */
 	TS_BREAK_SENTENCE,
 	TS_BREAK_PARAGRAPH,
-	TS_BREAK_TITLE,     /* after the spoken chapter title */
+	TS_BREAK_TITLE, /* after the spoken chapter title */
 } ts_break;
 
 typedef struct ts_chunk {
-	const char *text;   /* UTF-8, NUL-terminated, valid until the callback returns */
-	size_t len;         /* bytes */
-	size_t chars;       /* code points */
-	ts_break brk;       /* break before this chunk */
-	int sentence_end;   /* this chunk ends a sentence */
+	const char *text; /* UTF-8, NUL-terminated, valid until the callback returns */
+	size_t len;       /* bytes */
+	size_t chars;     /* code points */
+	ts_break brk;     /* break before this chunk */
+	int sentence_end; /* this chunk ends a sentence */
 } ts_chunk;
 
 /* Receives each chunk; return 0 to go on, a negative code to stop (the

@@ -16,10 +16,10 @@
 struct ts_synth {
 	int rate;
 	int wpm;
-	char voice[160];     /* eSpeak name of the main voice, with variant */
-	char latin[160];     /* voice for Latin-script words */
+	char voice[160]; /* eSpeak name of the main voice, with variant */
+	char latin[160]; /* voice for Latin-script words */
 	ts_buf ssml;
-	ts_samples *out;   /* where the callback appends; set during a call */
+	ts_samples *out; /* where the callback appends; set during a call */
 	int oom;
 	char errmsg[512];
 };
@@ -69,8 +69,7 @@ static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t 
 	snprintf(buf, sz, "eSpeak NG: %s: %s", what, m);
 }
 
-ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf,
-                       size_t errsz)
+ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf, size_t errsz)
 {
 	espeak_ng_STATUS st;
 	if (active || started) {
@@ -147,11 +146,23 @@ void ts_synth_free(ts_synth *s)
 	free(s);
 }
 
-int ts_synth_rate(const ts_synth *s) { return s->rate; }
-int ts_synth_wpm(const ts_synth *s) { return s->wpm; }
-const char *ts_synth_errmsg(const ts_synth *s) { return s->errmsg; }
+int ts_synth_rate(const ts_synth *s)
+{
+	return s->rate;
+}
+int ts_synth_wpm(const ts_synth *s)
+{
+	return s->wpm;
+}
+const char *ts_synth_errmsg(const ts_synth *s)
+{
+	return s->errmsg;
+}
 
-static int is_latin(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+static int is_latin(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
 
 /* Append s[0..n) to b with the XML specials escaped. */
 static int append_escaped(ts_buf *b, const char *s, size_t n)
@@ -216,8 +227,8 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 		text = s->ssml.data;
 		flags |= espeakSSML;
 	}
-	espeak_ng_STATUS st = espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0,
-	                                           flags, NULL, NULL);
+	espeak_ng_STATUS st =
+	    espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, NULL, NULL);
 	/* Synchronous mode: every sample has reached on_audio by now. */
 	s->out = NULL;
 	if (s->oom)

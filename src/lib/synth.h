@@ -28,8 +28,7 @@ void ts_samples_free(ts_samples *s);
  * finds its data on its own (Debian's /usr/lib/.../espeak-ng-data).
  * Returns NULL and sets *err (TS_ESPEAK, TS_EBUSY, TS_ENOMEM) with a
  * message in errbuf on failure.  Free with ts_synth_free(). */
-ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf,
-                       size_t errsz);
+ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf, size_t errsz);
 void ts_synth_free(ts_synth *s);
 
 int ts_synth_rate(const ts_synth *s);

@@ -14,21 +14,21 @@ static const struct {
 	int code;
 	const char *msg;
 } errors[] = {
-	{TS_OK, "success"},
-	{TS_ENOMEM, "out of memory"},
-	{TS_EIO, "input/output error"},
-	{TS_ENOENT, "no such file or directory"},
-	{TS_EINVAL, "invalid argument"},
-	{TS_EUTF8, "text is not valid UTF-8"},
-	{TS_EBINARY, "binary file, not text"},
-	{TS_EEMPTY, "nothing to speak"},
-	{TS_ESPEAK, "speech synthesis failed"},
-	{TS_EAUDIO, "audio file error"},
-	{TS_EVOICE, "voice preset missing or invalid"},
-	{TS_EBUSY, "resource already in use"},
-	{TS_ECHILD, "worker process failed"},
-	{TS_ENOTXT, "no .txt files in directory"},
-	{TS_EDECODE, "text cannot be decoded (wrong or unknown encoding)"},
+    {TS_OK, "success"},
+    {TS_ENOMEM, "out of memory"},
+    {TS_EIO, "input/output error"},
+    {TS_ENOENT, "no such file or directory"},
+    {TS_EINVAL, "invalid argument"},
+    {TS_EUTF8, "text is not valid UTF-8"},
+    {TS_EBINARY, "binary file, not text"},
+    {TS_EEMPTY, "nothing to speak"},
+    {TS_ESPEAK, "speech synthesis failed"},
+    {TS_EAUDIO, "audio file error"},
+    {TS_EVOICE, "voice preset missing or invalid"},
+    {TS_EBUSY, "resource already in use"},
+    {TS_ECHILD, "worker process failed"},
+    {TS_ENOTXT, "no .txt files in directory"},
+    {TS_EDECODE, "text cannot be decoded (wrong or unknown encoding)"},
 };
 
 const char *ts_strerror(int code)

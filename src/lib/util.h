@@ -64,8 +64,8 @@ size_t ts_utf8_check(const char *s, size_t n, int final);
 size_t ts_utf8_count(const char *s, size_t n);
 
 /* Character classes used by segmentation and chapter detection. */
-int ts_is_han(uint32_t cp);     /* CJK unified ideographs, any block */
-int ts_is_space(uint32_t cp);   /* ASCII and Unicode spaces, incl. U+3000 */
+int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
+int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */
 int ts_is_cjk_punct(uint32_t cp);
 
 /* strdup / strndup that report failure instead of aborting; the caller

@@ -82,8 +82,8 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 		errno = 0;
 		long x = strtol(val, &end, 10);
 		if (errno || end == val || *end || x < int_keys[i].min || x > int_keys[i].max) {
-			snprintf(why, whysz, "%s must be a whole number from %d to %d, not \"%s\"", key,
-			         int_keys[i].min, int_keys[i].max, val);
+			snprintf(why, whysz, "%s must be a whole number from %d to %d, not \"%s\"",
+			         key, int_keys[i].min, int_keys[i].max, val);
 			return TS_EVOICE;
 		}
 		*(int *)((char *)v + int_keys[i].off) = (int)x;
@@ -143,10 +143,11 @@ int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
 		return rc;
 	/* DESIGN: eSpeak 1.51's cmn voice reads Chinese as English. */
 	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0) {
-		snprintf(err, errsz,
-		         "%s: espeak_voice \"%s\" reads Chinese as English words in eSpeak NG 1.51; "
-		         "use cmn-latn-pinyin",
-		         path, v->espeak_voice);
+		snprintf(
+		    err, errsz,
+		    "%s: espeak_voice \"%s\" reads Chinese as English words in eSpeak NG 1.51; "
+		    "use cmn-latn-pinyin",
+		    path, v->espeak_voice);
 		return TS_EVOICE;
 	}
 	if (!v->espeak_voice[0]) {
@@ -161,8 +162,8 @@ int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, siz
 	if (strchr(name, '/'))
 		return ts_voice_load(v, name, err, errsz);
 	for (const char *p = name; *p; p++) {
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '_' || *p == '.')) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
 			snprintf(err, errsz, "invalid voice name \"%s\"", name);
 			return TS_EVOICE;
 		}
@@ -172,8 +173,8 @@ int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, siz
 		return TS_ENOMEM;
 	int rc = ts_voice_load(v, path.data, err, errsz);
 	if (rc == TS_ENOENT) {
-		snprintf(err, errsz, "unknown voice \"%s\" (no %s); 'tingshu voices' lists them", name,
-		         path.data);
+		snprintf(err, errsz, "unknown voice \"%s\" (no %s); 'tingshu voices' lists them",
+		         name, path.data);
 		rc = TS_EVOICE;
 	}
 	ts_buf_free(&path);

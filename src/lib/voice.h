@@ -19,18 +19,18 @@ typedef struct ts_voice {
 	char name[64];
 	char description[160];
 	char espeak_voice[64];
-	char variant[64];       /* eSpeak variant ("" for none) */
-	char latin_voice[64];   /* eSpeak voice for Latin-script words ("en") */
-	char language[64];      /* language data directory beside the presets ("zh") */
-	int rate;               /* eSpeak words per minute, 80-450 */
-	int pitch;              /* 0-100 */
-	int pitch_range;        /* 0-100 */
-	int clause_pause_ms;    /* between the chunks of a long sentence */
+	char variant[64];     /* eSpeak variant ("" for none) */
+	char latin_voice[64]; /* eSpeak voice for Latin-script words ("en") */
+	char language[64];    /* language data directory beside the presets ("zh") */
+	int rate;             /* eSpeak words per minute, 80-450 */
+	int pitch;            /* 0-100 */
+	int pitch_range;      /* 0-100 */
+	int clause_pause_ms;  /* between the chunks of a long sentence */
 	int sentence_pause_ms;
 	int paragraph_pause_ms;
-	int title_pause_ms;     /* after the spoken chapter title */
-	int lead_in_ms;         /* silence at the start of each chapter file */
-	int tail_ms;            /* silence at the end */
+	int title_pause_ms; /* after the spoken chapter title */
+	int lead_in_ms;     /* silence at the start of each chapter file */
+	int tail_ms;        /* silence at the end */
 } ts_voice;
 
 /* Fill v with the built-in defaults (the cmn preset's values). */

@@ -16,13 +16,13 @@
 
 struct ts_writer {
 	const ts_format *fmt;
-	char *path;     /* final name */
-	char *tmp;      /* name while writing */
+	char *path; /* final name */
+	char *tmp;  /* name while writing */
 	SNDFILE *sf;
 	int sf_format;
-	uint64_t expect_frames;  /* how long the caller expects the file to be */
-	uint64_t frames;         /* written so far */
-	uint64_t limit_bytes;    /* of sample data the format can hold; 0: no limit */
+	uint64_t expect_frames; /* how long the caller expects the file to be */
+	uint64_t frames;        /* written so far */
+	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
 	char errmsg[512];
 };
 
@@ -31,7 +31,8 @@ static int sf_open_fmt(ts_writer *w, int rate)
 	SF_INFO info = {.samplerate = rate, .channels = 1, .format = w->sf_format};
 	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
 	if (!w->sf) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path, sf_strerror(NULL));
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path,
+		         sf_strerror(NULL));
 		return TS_EAUDIO;
 	}
 	return 0;
@@ -61,16 +62,18 @@ static int wav_open(ts_writer *w, int rate)
 static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 {
 	if (w->limit_bytes && (w->frames + n) * 2 > w->limit_bytes) {
-		snprintf(w->errmsg, sizeof w->errmsg,
-		         "%s: more audio than a WAV file can hold (4 GB, about 27 hours); split the "
-		         "chapter",
-		         w->path);
+		snprintf(
+		    w->errmsg, sizeof w->errmsg,
+		    "%s: more audio than a WAV file can hold (4 GB, about 27 hours); split the "
+		    "chapter",
+		    w->path);
 		return TS_EAUDIO;
 	}
 	w->frames += n;
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
 	if (done != (sf_count_t)n) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path, sf_strerror(w->sf));
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path,
+		         sf_strerror(w->sf));
 		return TS_EAUDIO;
 	}
 	return 0;
@@ -100,14 +103,18 @@ const ts_format *ts_format_find(const char *name)
 	return NULL;
 }
 
-const char *ts_format_names(void) { return "wav"; }
+const char *ts_format_names(void)
+{
+	return "wav";
+}
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
 static char *temp_name(const char *path, long pid)
 {
 	ts_buf b = {0};
 	const char *slash = strrchr(path, '/');
-	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path, slash + 1, pid)
+	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path,
+	                               slash + 1, pid)
 	               : ts_buf_printf(&b, ".%s.part-%ld", path, pid);
 	if (rc) {
 		ts_buf_free(&b);
@@ -149,7 +156,10 @@ int ts_writer_write(ts_writer *w, const int16_t *s, size_t n)
 	return n ? w->fmt->write(w, s, n) : 0;
 }
 
-const char *ts_writer_errmsg(const ts_writer *w) { return w->errmsg; }
+const char *ts_writer_errmsg(const ts_writer *w)
+{
+	return w->errmsg;
+}
 
 static void writer_free(ts_writer *w)
 {
@@ -184,8 +194,8 @@ void ts_writer_abort(ts_writer *w)
 	writer_free(w);
 }
 
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
-                       char *errbuf, size_t errsz)
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
+                       size_t errsz)
 {
 	char *tmp = temp_name(path, owner_pid);
 	if (!tmp) {

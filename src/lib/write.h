@@ -13,8 +13,8 @@
 typedef struct ts_writer ts_writer;
 
 typedef struct ts_format {
-	const char *name;   /* --format value */
-	const char *ext;    /* file extension */
+	const char *name; /* --format value */
+	const char *ext;  /* file extension */
 	int (*open)(ts_writer *w, int rate);
 	int (*write)(ts_writer *w, const int16_t *s, size_t n);
 	int (*close)(ts_writer *w);
@@ -41,8 +41,8 @@ const char *ts_writer_errmsg(const ts_writer *w);
 
 /* Write a small text file atomically (temporary name, then rename).
  * Returns 0 or TS_EIO with the message in errbuf. */
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
-                       char *errbuf, size_t errsz);
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
+                       size_t errsz);
 
 /* Remove temporary files left in dir by a build whose parent was pid. */
 void ts_writer_sweep(const char *dir, long pid);

@@ -12,12 +12,12 @@
 
 static int check_failures;
 
-#define CHECK(cond)                                                                            \
-	do {                                                                                   \
-		if (!(cond)) {                                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			check_failures++;                                                      \
-		}                                                                              \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			check_failures++;                                                          \
+		}                                                                                  \
 	} while (0)
 
 /* Compare got[0..n) with the golden file; report the first differing line. */
@@ -57,8 +57,8 @@ static inline int check_golden(const char *golden, const char *got, size_t n)
 		}
 		const char *we = strchr(want + ls, '\n');
 		const char *ge = memchr(got + ls, '\n', n - ls);
-		fprintf(stderr, "%s:%zu: output differs\n  want: %.*s\n  got:  %.*s\n", golden, line,
-		        (int)(we ? (size_t)(we - want - ls) : got_n - ls), want + ls,
+		fprintf(stderr, "%s:%zu: output differs\n  want: %.*s\n  got:  %.*s\n", golden,
+		        line, (int)(we ? (size_t)(we - want - ls) : got_n - ls), want + ls,
 		        (int)(ge ? (size_t)(ge - got - ls) : n - ls), got + ls);
 		check_failures++;
 		rc = -1;

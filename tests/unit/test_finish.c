@@ -31,11 +31,15 @@ static int16_t *speech(size_t lead, size_t len, size_t tail, size_t *n)
 	*n = lead + len + tail;
 	int16_t *s = calloc(*n, sizeof *s);
 	for (size_t i = 0; i < len; i++)
-		s[lead + i] = (int16_t)(8000 * sin(2 * M_PI * 200 * (double)i / RATE) + (i % 2 ? 1000 : -1000));
+		s[lead + i] = (int16_t)(8000 * sin(2 * M_PI * 200 * (double)i / RATE) +
+		                        (i % 2 ? 1000 : -1000));
 	return s;
 }
 
-static size_t ms(int m) { return (size_t)RATE * (size_t)m / 1000; }
+static size_t ms(int m)
+{
+	return (size_t)RATE * (size_t)m / 1000;
+}
 
 /* Length of the run of exact zeros starting at i. */
 static size_t zero_run(const track *t, size_t i)
@@ -72,7 +76,7 @@ int main(void)
 	track t = {0};
 	ts_finisher *f = ts_finish_new(RATE, &v, sink, &t);
 	uint64_t s0, e0, s1, e1, s2, e2, s3, e3;
-	CHECK(ts_finish_add(f, p, n, TS_BREAK_NONE, &s0, &e0) == 0);     /* title */
+	CHECK(ts_finish_add(f, p, n, TS_BREAK_NONE, &s0, &e0) == 0); /* title */
 	CHECK(ts_finish_add(f, p, n, TS_BREAK_TITLE, &s1, &e1) == 0);
 	/* A silent piece: its paragraph break waits for the next piece,
 	 * and the longer break (paragraph) wins over the clause. */

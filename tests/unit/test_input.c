@@ -27,9 +27,9 @@ static void dump_case(const char *name)
 	ts_buf_printf(&out, "rc: %d\nbook: %s\n", rc, ts_book_title(b));
 	for (size_t i = 0; i < ts_book_count(b); i++) {
 		const ts_chapter *c = ts_book_chapter(b, i);
-		ts_buf_printf(&out, "chapter %zu: [%s]%s%s source=%s line=%ld chars=%zu\n", i, c->title,
-		              c->front_matter ? " front" : "", c->title_spoken ? " spoken" : "",
-		              c->display, c->line, c->chars);
+		ts_buf_printf(&out, "chapter %zu: [%s]%s%s source=%s line=%ld chars=%zu\n", i,
+		              c->title, c->front_matter ? " front" : "",
+		              c->title_spoken ? " spoken" : "", c->display, c->line, c->chars);
 		int err = 0;
 		ts_reader *r = ts_reader_open(c, &err);
 		CHECK(r != NULL);

@@ -47,8 +47,11 @@ static void run_case(const ts_lang *lang, const char *dir, const char *name)
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 			ts_buf piece = {0};
 			normalize(lang, line, strlen(line), steps[i], &piece);
-			if (piece.len != whole.len || memcmp(piece.data, whole.data, whole.len) != 0) {
-				fprintf(stderr, "%s: \"%s\" in pieces of %zu gives \"%s\", whole gives \"%s\"\n",
+			if (piece.len != whole.len ||
+			    memcmp(piece.data, whole.data, whole.len) != 0) {
+				fprintf(stderr,
+				        "%s: \"%s\" in pieces of %zu gives \"%s\", whole gives "
+				        "\"%s\"\n",
 				        name, line, steps[i], piece.data ? piece.data : "",
 				        whole.data ? whole.data : "");
 				check_failures++;

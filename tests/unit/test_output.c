@@ -26,7 +26,9 @@ int main(void)
 	slug_is(".hidden", "hidden");
 	slug_is("end...", "end");
 	slug_is("zero\xe2\x80\x8bwidth", "zerowidth"); /* U+200B */
-	slug_is("bad\xff" "utf8", "badutf8");
+	slug_is("bad\xff"
+	        "utf8",
+	        "badutf8");
 
 	/* Long titles are cut at a character boundary within the limit. */
 	char longt[1024] = "";
@@ -45,13 +47,24 @@ int main(void)
 
 	ts_voice v;
 	ts_voice_defaults(&v);
-	ts_build_settings set = {.voice = &v, .wpm = 175, .rate_factor = 1, .sample_rate = 22050,
-	                         .format = "wav"};
+	ts_build_settings set = {
+	    .voice = &v, .wpm = 175, .rate_factor = 1, .sample_rate = 22050, .format = "wav"};
 	ts_chapter_entry ch[2] = {
-	    {.index = 0, .title = "书\"名", .source = "b.txt", .audio = "000-书名.wav",
-	     .duration_s = 1.5, .sentences = 1, .chars = 2, .front_matter = 1},
-	    {.index = 1, .title = "第一章", .source = "b.txt", .audio = "001-第一章.wav",
-	     .duration_s = 10.25, .sentences = 3, .chars = 30},
+	    {.index = 0,
+	     .title = "书\"名",
+	     .source = "b.txt",
+	     .audio = "000-书名.wav",
+	     .duration_s = 1.5,
+	     .sentences = 1,
+	     .chars = 2,
+	     .front_matter = 1},
+	    {.index = 1,
+	     .title = "第一章",
+	     .source = "b.txt",
+	     .audio = "001-第一章.wav",
+	     .duration_s = 10.25,
+	     .sentences = 3,
+	     .chars = 30},
 	};
 	CHECK(ts_manifest(&b, "书名", &set, ch, 2) == 0);
 	CHECK(strstr(b.data, "\"title\": \"书\\\"名\"") != NULL);

@@ -15,8 +15,8 @@
 static const char brk_code[] = "NCSPT";
 
 typedef struct dump {
-	ts_buf out;      /* golden-format text */
-	ts_buf joined;   /* chunk text, for the no-loss check */
+	ts_buf out;    /* golden-format text */
+	ts_buf joined; /* chunk text, for the no-loss check */
 } dump;
 
 static int on_chunk(void *ud, const ts_chunk *c)
@@ -96,9 +96,10 @@ static void run_case(const char *dir, const char *name)
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		dump d = {0};
 		segment(text, n, steps[i], &d, NULL);
-		if (d.out.len != whole.out.len || memcmp(d.out.data, whole.out.data, d.out.len) != 0) {
-			fprintf(stderr, "%s: feeding %zu bytes at a time changes the chunks\n", name,
-			        steps[i]);
+		if (d.out.len != whole.out.len ||
+		    memcmp(d.out.data, whole.out.data, d.out.len) != 0) {
+			fprintf(stderr, "%s: feeding %zu bytes at a time changes the chunks\n",
+			        name, steps[i]);
 			check_failures++;
 		}
 		ts_buf_free(&d.out);

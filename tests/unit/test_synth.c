@@ -31,16 +31,19 @@ static double rms(const ts_samples *s)
 int main(void)
 {
 	markup_is("你好。", "");
-	markup_is("他喜欢N B A。",
-	          "<speak><voice name=\"cmn-latn-pinyin\">他喜欢</voice><voice name=\"en\">N B A</voice>"
-	          "<voice name=\"cmn-latn-pinyin\">。</voice></speak>");
-	markup_is("Hello world，你好",
-	          "<speak><voice name=\"en\">Hello world</voice><voice name=\"cmn-latn-pinyin\">，你好"
+	markup_is(
+	    "他喜欢N B A。",
+	    "<speak><voice name=\"cmn-latn-pinyin\">他喜欢</voice><voice name=\"en\">N B A</voice>"
+	    "<voice name=\"cmn-latn-pinyin\">。</voice></speak>");
+	markup_is(
+	    "Hello world，你好",
+	    "<speak><voice name=\"en\">Hello world</voice><voice name=\"cmn-latn-pinyin\">，你好"
+	    "</voice></speak>");
+	markup_is("A&B<C>",
+	          "<speak><voice name=\"en\">A</voice><voice name=\"cmn-latn-pinyin\">&amp;"
+	          "</voice><voice name=\"en\">B</voice><voice name=\"cmn-latn-pinyin\">&lt;"
+	          "</voice><voice name=\"en\">C</voice><voice name=\"cmn-latn-pinyin\">&gt;"
 	          "</voice></speak>");
-	markup_is("A&B<C>", "<speak><voice name=\"en\">A</voice><voice name=\"cmn-latn-pinyin\">&amp;"
-	                    "</voice><voice name=\"en\">B</voice><voice name=\"cmn-latn-pinyin\">&lt;"
-	                    "</voice><voice name=\"en\">C</voice><voice name=\"cmn-latn-pinyin\">&gt;"
-	                    "</voice></speak>");
 	markup_is("don't", "<speak><voice name=\"en\">don't</voice></speak>");
 
 	ts_voice v;

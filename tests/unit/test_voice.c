@@ -11,7 +11,8 @@ static int load_err(const char *dir, const char *name, const char *want)
 	char err[512] = "";
 	int rc = ts_voice_find(&v, dir, name, err, sizeof err);
 	if (rc == 0 || !strstr(err, want)) {
-		fprintf(stderr, "voice %s: rc %d, message \"%s\", want \"%s\"\n", name, rc, err, want);
+		fprintf(stderr, "voice %s: rc %d, message \"%s\", want \"%s\"\n", name, rc, err,
+		        want);
 		check_failures++;
 	}
 	return rc;
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
 	CHECK(v.sentence_pause_ms == 400);
 	CHECK(v.paragraph_pause_ms == 700); /* default kept */
 
-	CHECK(load_err(dir, "badvalue", "badvalue.voice:2: rate must be a whole number") == TS_EVOICE);
+	CHECK(load_err(dir, "badvalue", "badvalue.voice:2: rate must be a whole number") ==
+	      TS_EVOICE);
 	CHECK(load_err(dir, "badkey", "badkey.voice:2: unknown setting \"speed\"") == TS_EVOICE);
 	CHECK(load_err(dir, "noequals", "noequals.voice:2: expected") == TS_EVOICE);
 	CHECK(load_err(dir, "range", "range.voice:2: pitch must be a whole number from 0 to 100") ==
