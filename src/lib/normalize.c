@@ -475,6 +475,12 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return DIGITS;
 	if (x->s > 0 && word_before(c, x->s, "第"))
 		return CARD;
+	/* An enumeration (第1、2章, 1、2、3) counts, it does not measure. */
+	if ((x->s > 0 && c[x->s - 1] == 0x3001) || (after < m && c[after] == 0x3001))
+		return CARD;
+	/* 1米75: the centimetres of a height, said digit by digit. */
+	if (x->s > 1 && c[x->s - 1] == 0x7C73 /* 米 */ && is_digit(c[x->s - 2]) && !x->frac)
+		return DIGITS;
 	/* 90年代 -> 九十年代 but 1990年代 -> 一九九零年代; 80后 -> 八零后. */
 	if (word_at(c, m, k, "年代"))
 		return x->ni == 2 ? CARD : DIGITS;
@@ -743,6 +749,24 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 		int minus = is_minus(c[rj]) && after < m &&
 		            (c[after] == '=' || c[after] == 0xFF1D ||
 		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+		/* 2022-2023赛季: a span of years, both digit by digit; but
+		 * 1000-2000元 is an amount. */
+		int years = !minus && !sign && !x.frac && !y.frac && x.ni == 4 && y.ni == 4 &&
+		            x.ip[0] >= '1' && x.ip[0] <= '2' && y.ip[0] >= '1' && y.ip[0] <= '2' &&
+		            strcmp(y.ip, x.ip) > 0;
+		if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
+		    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
+			years = !(after < m &&
+			          (match_list(c, m, after, liang_measures) ||
+			           match_unit(c, m, after, units, sizeof units / sizeof units[0]) ||
+			           c[after] == '%')) &&
+			        memcmp(x.ip + 2, "00", 2) != 0 && memcmp(y.ip + 2, "00", 2) != 0;
+		if (years) {
+			read_digits(x.ip, 4, r->o);
+			put(r->o, "到");
+			read_digits(y.ip, 4, r->o);
+			return after;
+		}
 		if (!minus) {
 			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
 			if (sign)
