@@ -114,11 +114,16 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	ts_reader *rd = NULL;
 	memset(res, 0, sizeof *res);
 
-	r.w = ts_writer_open(fmt, path, ts_synth_rate(syn), owner_pid, &rc, res->errmsg,
-	                     sizeof res->errmsg);
+	/* A generous estimate of the length: speech is about 3.5 characters a
+	 * second at eSpeak's normal rate; count 2, and the speed setting. */
+	int rate = ts_synth_rate(syn);
+	double seconds = (double)(ch->chars + strlen(ch->title) + 100) / 2.0 * 175.0 /
+	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
+	r.w = ts_writer_open(fmt, path, rate, (uint64_t)(seconds * rate), owner_pid, &rc,
+	                     res->errmsg, sizeof res->errmsg);
 	if (!r.w)
 		goto out;
-	r.fin = ts_finish_new(ts_synth_rate(syn), v, sink_writer, r.w);
+	r.fin = ts_finish_new(rate, v, sink_writer, r.w);
 	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
 	if (!r.fin || !fe) {
 		rc = TS_ENOMEM;

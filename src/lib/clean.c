@@ -846,9 +846,11 @@ static long parse_tag(const char *s, size_t n, int final, tag *t)
 	if (u[i] != '>' && u[i] != '/' && !is_space_byte(u[i]))
 		return 0;
 	const element *el = NULL;
-	if (i - b < TAG_NAME_MAX) {
-		for (size_t j = b; j < i; j++)
-			t->name[j - b] = (char)lower(u[j]);
+	size_t len = i - b;
+	if (len < sizeof t->name) {
+		for (size_t k = 0; k < len; k++)
+			t->name[k] = (char)lower(u[b + k]);
+		t->name[len] = '\0';
 		el = bsearch(t->name, elements, sizeof elements / sizeof elements[0],
 		             sizeof elements[0], cmp_element);
 	}

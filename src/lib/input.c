@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -180,9 +181,40 @@ static size_t trim_span(const char *s, size_t len, size_t *start)
 
 /* 0: not a heading; 1: a chapter heading; 2: a volume heading (卷 部 篇),
  * which may stand directly before the first chapter of the volume. */
-static int heading_kind(const char *line, size_t len, char *out, size_t outsz)
+/* Web-scraped books wrap headings in markup (<p>第一章&nbsp;风起</p>):
+ * drop tags and turn &nbsp; into a space before looking for a heading.
+ * The clean stage does this properly for the text that is spoken; here
+ * only the shape of a short line matters.  Returns the new length. */
+static size_t strip_markup(const char *in, size_t n, char *out)
 {
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if (in[i] == '<' && i + 1 < n &&
+		    (in[i + 1] == '/' ||
+		     ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
+			const char *gt = memchr(in + i, '>', n - i);
+			if (gt) {
+				i = (size_t)(gt - in) + 1;
+				continue;
+			}
+		}
+		if (n - i >= 6 && strncasecmp(in + i, "&nbsp;", 6) == 0) {
+			out[o++] = ' ';
+			i += 6;
+			continue;
+		}
+		out[o++] = in[i++];
+	}
+	return o;
+}
+
+static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
+{
+	char line[HEAD_BYTES];
 	size_t a;
+	if (len >= HEAD_BYTES)
+		return 0;
+	len = strip_markup(raw, len, line);
 	len = trim_span(line, len, &a);
 	const unsigned char *s = (const unsigned char *)line + a;
 	if (len == 0 || len >= HEAD_BYTES)

@@ -63,36 +63,43 @@ void ts_normalizer_free(ts_normalizer *n)
 
 /* ---- tables ------------------------------------------------------- */
 
-static const char *const digit_names[] = {"零", "一", "二", "三", "四",
-                                          "五", "六", "七", "八", "九"};
+/* clang-format off */
+
+static const char *const digit_names[] = {"零", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
 
 /* Measure words and magnitudes after which 2 is read 两 (两个, 两万). */
 static const char *const liang_measures[] = {
-    "个", "只", "本", "位", "次", "天", "年",   "人",   "名",   "件",   "条",   "张", "块",   "元",
-    "斤", "里", "米", "岁", "头", "匹", "辆",   "架",   "台",   "部",   "家",   "所", "座",   "间",
-    "份", "种", "样", "句", "声", "下", "回",   "遍",   "趟",   "顿",   "场",   "封", "把",   "双",
-    "对", "套", "杯", "碗", "瓶", "盒", "包",   "箱",   "篇",   "首",   "页",   "队", "组",   "排",
-    "群", "批", "倍", "成", "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万",
-    "亿", "千", "百", "片", "颗", "粒", "根",   "支",   "枝",   "棵",   "朵",   "顶", "扇",   "道",
-    "面", "艘", "柄", "枚", "具", "尊", "幅",   "门",   "项",   "笔",   "辈",   "代", "口",   "勺",
-    "盘", "桌", "锅", "步", "拳", "脚", "刀",   "枪",   "眼",   "圈",   "段",   "章", "季",   "秒",
-    "分", "毛", "角", "两", "升", "亩", "尺",   "寸",   "丈",   "里地", "袋",   "串", "堆",   "滴",
-    "层", "所", "户", "员", "股", "发", "辆",   "位数", "英里", "公顷", NULL};
+    "个", "只", "本", "位", "次", "天", "年", "人", "名", "件", "条", "张", "块", "元", "斤",
+    "里", "米", "岁", "头", "匹", "辆", "架", "台", "部", "家", "所", "座", "间", "份", "种",
+    "样", "句", "声", "下", "回", "遍", "趟", "顿", "场", "封", "把", "双", "对", "套", "杯",
+    "碗", "瓶", "盒", "包", "箱", "篇", "首", "页", "队", "组", "排", "群", "批", "倍", "成",
+    "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万", "亿", "千", "百",
+    "片", "颗", "粒", "根", "支", "枝", "棵", "朵", "顶", "扇", "道", "面", "艘", "柄", "枚",
+    "具", "尊", "幅", "门", "项", "笔", "辈", "代", "口", "勺", "盘", "桌", "锅", "步", "拳",
+    "脚", "刀", "枪", "眼", "圈", "段", "章", "季", "秒", "分", "毛", "角", "两", "升", "亩",
+    "尺", "寸", "丈", "里地", "袋", "串", "堆", "滴", "层", "所", "户", "员", "股", "发", "辆",
+    "位数", "英里", "公顷", "厅", "室", "卫", "居", "房", "床", NULL};
 
 /* Words after which a number is a label, never 两 (二月, 二号, 二楼). */
-static const char *const label_words[] = {"月", "日",   "号", "楼", "班", "路", "届", "期", "级",
-                                          "栋", "单元", "室", "排", "床", "版", "区", NULL};
+static const char *const label_words[] = {"月", "日", "号", "楼", "班", "路", "届", "期", "级",
+                                          "栋", "单元", "排", "版", "区", NULL};
+
+/* Words after a number that make it a service number read digit by digit
+ * (110报警, 120急救). */
+static const char *const hotline_words[] = {"报警", "急救", "火警", "热线", "电话", "求助", "查号",
+                                            NULL};
 
 /* Words before a number that make it a code read digit by digit. */
 static const char *const code_words[] = {
-    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号",   "帐号",   "密码", "工号",
-    "学号", "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ",     "qq",   "ID",
-    "No.",  "NO.",  "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
+    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号", "帐号", "密码", "工号", "学号",
+    "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ", "qq", "ID", "No.", "NO.",
+    "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
 
 /* Words before a number of years that make it a duration (守了15年, 近2000年). */
-static const char *const duration_words[] = {
-    "了", "过", "近", "约", "共",   "整整", "足足",   "长达", "历时", "经过", "用了", "花了", "多",
-    "每", "几", "这", "那", "将近", "大约", "差不多", "有",   "满",   "余",   "达",   NULL};
+static const char *const duration_words[] = {"了", "过", "近", "约", "共", "整整", "足足", "长达",
+                                             "历时", "经过", "用了", "花了", "多", "每", "几",
+                                             "这", "那", "将近", "大约", "差不多",
+                                             "有", "满", "余", "达", NULL};
 
 typedef struct unit {
 	const char *sym;
@@ -102,66 +109,21 @@ typedef struct unit {
 /* Units after a number; the longest match wins, and a Latin unit must
  * not be followed by another Latin letter (5min is not 5m + in). */
 static const unit units[] = {
-    {"km/h", "公里每小时"},
-    {"m/s", "米每秒"},
-    {"km²", "平方公里"},
-    {"km2", "平方公里"},
-    {"cm²", "平方厘米"},
-    {"m²", "平方米"},
-    {"m³", "立方米"},
-    {"cm³", "立方厘米"},
-    {"kWh", "千瓦时"},
-    {"mAh", "毫安时"},
-    {"kHz", "千赫兹"},
-    {"MHz", "兆赫兹"},
-    {"GHz", "吉赫兹"},
-    {"Hz", "赫兹"},
-    {"kg", "公斤"},
-    {"Kg", "公斤"},
-    {"KG", "公斤"},
-    {"mg", "毫克"},
-    {"g", "克"},
-    {"km", "公里"},
-    {"KM", "公里"},
-    {"cm", "厘米"},
-    {"mm", "毫米"},
-    {"nm", "纳米"},
-    {"μm", "微米"},
-    {"m", "米"},
-    {"ml", "毫升"},
-    {"mL", "毫升"},
-    {"L", "升"},
-    {"kW", "千瓦"},
-    {"W", "瓦"},
-    {"kV", "千伏"},
-    {"V", "伏"},
-    {"mA", "毫安"},
-    {"h", "小时"},
-    {"min", "分钟"},
-    {"ms", "毫秒"},
-    {"s", "秒"},
-    {"t", "吨"},
-    {"lb", "磅"},
-    {"lbs", "磅"},
-    {"oz", "盎司"},
-    {"ft", "英尺"},
-    {"mph", "英里每小时"},
-    {"°C", "摄氏度"},
-    {"℃", "摄氏度"},
-    {"°F", "华氏度"},
-    {"℉", "华氏度"},
-    {"°", "度"},
-    {"㎞", "公里"},
-    {"㎏", "公斤"},
-    {"㎝", "厘米"},
-    {"㎜", "毫米"},
-    {"㎎", "毫克"},
-    {"㎖", "毫升"},
-    {"㎡", "平方米"},
-    {"㎥", "立方米"},
-    {"㏄", "毫升"},
-    {"cc", "毫升"},
-    {"mmHg", "毫米汞柱"},
+    {"km/h", "公里每小时"}, {"m/s", "米每秒"},     {"km²", "平方公里"}, {"km2", "平方公里"},
+    {"cm²", "平方厘米"},    {"m²", "平方米"},      {"m³", "立方米"},    {"cm³", "立方厘米"},
+    {"kWh", "千瓦时"},      {"mAh", "毫安时"},     {"kHz", "千赫兹"},   {"MHz", "兆赫兹"},
+    {"GHz", "吉赫兹"},      {"Hz", "赫兹"},        {"kg", "公斤"},      {"Kg", "公斤"},
+    {"KG", "公斤"},         {"mg", "毫克"},        {"g", "克"},         {"km", "公里"},
+    {"KM", "公里"},         {"cm", "厘米"},        {"mm", "毫米"},      {"nm", "纳米"},
+    {"μm", "微米"},         {"m", "米"},           {"ml", "毫升"},      {"mL", "毫升"},
+    {"L", "升"},            {"kW", "千瓦"},        {"W", "瓦"},         {"kV", "千伏"},
+    {"V", "伏"},            {"mA", "毫安"},        {"h", "小时"},       {"min", "分钟"},
+    {"ms", "毫秒"},         {"s", "秒"},           {"t", "吨"},         {"lb", "磅"},
+    {"lbs", "磅"},          {"oz", "盎司"},        {"ft", "英尺"},      {"mph", "英里每小时"},
+    {"°C", "摄氏度"},       {"℃", "摄氏度"},       {"°F", "华氏度"},    {"℉", "华氏度"},
+    {"°", "度"},            {"㎞", "公里"},        {"㎏", "公斤"},      {"㎝", "厘米"},
+    {"㎜", "毫米"},         {"㎎", "毫克"},        {"㎖", "毫升"},      {"㎡", "平方米"},
+    {"㎥", "立方米"},       {"㏄", "毫升"},        {"cc", "毫升"},      {"mmHg", "毫米汞柱"},
 };
 
 /* Currency signs before an amount, and the word said after it. */
@@ -172,23 +134,25 @@ static const unit currencies[] = {
 
 /* Operators between two numbers. */
 static const unit operators[] = {
-    {"+", "加"},    {"＋", "加"},    {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
+    {"+", "加"},   {"＋", "加"},   {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
     {"＝", "等于"}, {"≈", "约等于"}, {"≠", "不等于"}, {"≥", "大于等于"}, {"≤", "小于等于"},
-    {">", "大于"},  {"<", "小于"},   {"＞", "大于"},  {"＜", "小于"},    {"*", "乘以"},
+    {">", "大于"}, {"<", "小于"},   {"＞", "大于"},   {"＜", "小于"},     {"*", "乘以"},
 };
 
 /* Symbols on their own (not part of a number expression), which eSpeak
  * would otherwise name in English ("slash", "tilde", "asterisk"). */
 static const unit symbols[] = {
-    {"&", "和"},     {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
-    {"%", "百分号"}, {"#", ""},    {"＃", ""},    {"*", ""},      {"＊", ""},  {"~", ""},
-    {"～", ""},      {"\\", ""},   {"|", ""},     {"^", ""},      {"_", ""},
+    {"&", "和"},  {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
+    {"%", "百分号"}, {"#", ""}, {"＃", ""},  {"*", ""},  {"＊", ""},  {"~", ""},  {"～", ""},
+    {"\\", ""}, {"|", ""},   {"^", ""},     {"_", ""},
 };
 
 /* After '/', these make it 每 (次/分, 元/斤); otherwise 或 (他/她). */
-static const char *const per_words[] = {
-    "秒", "分",   "小时", "时", "天", "日", "周",   "月",   "年",     "人", "次", "个", "斤",
-    "克", "公斤", "件",   "吨", "升", "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
+static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "日", "周", "月", "年",
+                                        "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
+                                        "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
+
+/* clang-format on */
 
 /* ---- character classes ------------------------------------------- */
 
@@ -511,7 +475,18 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return DIGITS;
 	if (x->s > 0 && word_before(c, x->s, "第"))
 		return CARD;
-	if (word_at(c, m, k, "年代") || (x->ni == 2 && word_at(c, m, k, "后") && !x->frac))
+	/* An enumeration (第1、2章, 1、2、3) counts, it does not measure. */
+	if ((x->s > 0 && c[x->s - 1] == 0x3001) || (after < m && c[after] == 0x3001))
+		return CARD;
+	/* 1米75: the centimetres of a height, said digit by digit. */
+	if (x->s > 1 && c[x->s - 1] == 0x7C73 /* 米 */ && is_digit(c[x->s - 2]) && !x->frac)
+		return DIGITS;
+	/* 90年代 -> 九十年代 but 1990年代 -> 一九九零年代; 80后 -> 八零后. */
+	if (word_at(c, m, k, "年代"))
+		return x->ni == 2 ? CARD : DIGITS;
+	if (x->ni == 2 && word_at(c, m, k, "后") && !x->frac)
+		return DIGITS;
+	if (match_list(c, m, k, hotline_words))
 		return DIGITS;
 	if (word_at(c, m, k, "年") && !word_at(c, m, k, "年级")) {
 		if (word_before(c, x->s, "公元") || word_before(c, x->s, "公元前"))
@@ -533,8 +508,10 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return CARD;
 	if (code_context(c, x->s))
 		return DIGITS;
+	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
+	 * 007 digit by digit. */
 	if ((x->s > 0 && is_latin(c[x->s - 1])) || (after < m && is_latin(c[after])))
-		return DIGITS;
+		return x->ni <= 2 ? CARD : DIGITS;
 	if (match_list(c, m, k, liang_measures))
 		return CARD_LIANG;
 	if (x->commas || x->ni < 7)
@@ -772,6 +749,24 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 		int minus = is_minus(c[rj]) && after < m &&
 		            (c[after] == '=' || c[after] == 0xFF1D ||
 		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+		/* 2022-2023赛季: a span of years, both digit by digit; but
+		 * 1000-2000元 is an amount. */
+		int years = !minus && !sign && !x.frac && !y.frac && x.ni == 4 && y.ni == 4 &&
+		            x.ip[0] >= '1' && x.ip[0] <= '2' && y.ip[0] >= '1' && y.ip[0] <= '2' &&
+		            strcmp(y.ip, x.ip) > 0;
+		if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
+		    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
+			years = !(after < m &&
+			          (match_list(c, m, after, liang_measures) ||
+			           match_unit(c, m, after, units, sizeof units / sizeof units[0]) ||
+			           c[after] == '%')) &&
+			        memcmp(x.ip + 2, "00", 2) != 0 && memcmp(y.ip + 2, "00", 2) != 0;
+		if (years) {
+			read_digits(x.ip, 4, r->o);
+			put(r->o, "到");
+			read_digits(y.ip, 4, r->o);
+			return after;
+		}
 		if (!minus) {
 			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
 			if (sign)

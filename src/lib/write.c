@@ -20,6 +20,9 @@ struct ts_writer {
 	char *tmp;  /* name while writing */
 	SNDFILE *sf;
 	int sf_format;
+	uint64_t expect_frames; /* how long the caller expects the file to be */
+	uint64_t frames;        /* written so far */
+	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
 	char errmsg[512];
 };
 
@@ -35,14 +38,38 @@ static int sf_open_fmt(ts_writer *w, int rate)
 	return 0;
 }
 
+/* A plain WAV header cannot count past 4 GiB (about 27 hours at 22,050
+ * Hz): a longer chapter would get a header that lies about its length.
+ * A chapter that may come near that is written as RF64, which libsndfile
+ * turns back into a WAV (WAVE_FORMAT_EXTENSIBLE) on closing if the data
+ * fits; every other chapter is a plain PCM WAV, which every player reads.
+ * Should a plain WAV still grow too long, writing fails with a clear
+ * message rather than leaving a broken file. */
+#define WAV_LIMIT_BYTES (0xFFFFFFFFu - 4096u)
+#define RF64_FROM_BYTES (3ull << 30)
+
 static int wav_open(ts_writer *w, int rate)
 {
-	w->sf_format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
-	return sf_open_fmt(w, rate);
+	int rf64 = w->expect_frames * 2 > RF64_FROM_BYTES;
+	w->sf_format = (rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | SF_FORMAT_PCM_16;
+	w->limit_bytes = rf64 ? 0 : WAV_LIMIT_BYTES;
+	int rc = sf_open_fmt(w, rate);
+	if (!rc && rf64)
+		sf_command(w->sf, SFC_RF64_AUTO_DOWNGRADE, NULL, SF_TRUE);
+	return rc;
 }
 
 static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 {
+	if (w->limit_bytes && (w->frames + n) * 2 > w->limit_bytes) {
+		snprintf(
+		    w->errmsg, sizeof w->errmsg,
+		    "%s: more audio than a WAV file can hold (4 GB, about 27 hours); split the "
+		    "chapter",
+		    w->path);
+		return TS_EAUDIO;
+	}
+	w->frames += n;
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
 	if (done != (sf_count_t)n) {
 		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path,
@@ -96,8 +123,8 @@ static char *temp_name(const char *path, long pid)
 	return b.data;
 }
 
-ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, long owner_pid,
-                          int *err, char *errbuf, size_t errsz)
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, uint64_t expect_frames,
+                          long owner_pid, int *err, char *errbuf, size_t errsz)
 {
 	ts_writer *w = calloc(1, sizeof *w);
 	if (!w || !(w->path = ts_strdup(path)) || !(w->tmp = temp_name(path, owner_pid))) {
@@ -110,6 +137,7 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, long
 		return NULL;
 	}
 	w->fmt = fmt;
+	w->expect_frames = expect_frames;
 	int rc = fmt->open(w, rate);
 	if (rc) {
 		*err = rc;

@@ -26,9 +26,11 @@ const ts_format *ts_format_find(const char *name);
 const char *ts_format_names(void);
 
 /* Open path for writing (through a temporary name; owner_pid tags it).
- * Returns NULL with *err and a message in errbuf on failure. */
-ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, long owner_pid,
-                          int *err, char *errbuf, size_t errsz);
+ * expect_frames is a generous estimate of the length, which lets a format
+ * choose a container that can hold it.  Returns NULL with *err and a
+ * message in errbuf on failure. */
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, uint64_t expect_frames,
+                          long owner_pid, int *err, char *errbuf, size_t errsz);
 int ts_writer_write(ts_writer *w, const int16_t *s, size_t n);
 /* Finish the file and rename it into place; frees w.  Returns 0 or a
  * negative code with the message in errbuf. */
