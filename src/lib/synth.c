@@ -14,6 +14,7 @@
 #include <string.h>
 
 struct ts_synth {
+	int pitch, pitch_range;
 	int rate;
 	int wpm;
 	char voice[160]; /* eSpeak name of the main voice, with variant */
@@ -60,6 +61,13 @@ static int on_audio(short *wav, int n, espeak_EVENT *ev)
 	memcpy(o->data + o->len, wav, (size_t)n * sizeof *wav);
 	o->len += (size_t)n;
 	return 0;
+}
+
+static void set_params(const ts_synth *s)
+{
+	espeak_ng_SetParameter(espeakRATE, s->wpm, 0);
+	espeak_ng_SetParameter(espeakPITCH, s->pitch, 0);
+	espeak_ng_SetParameter(espeakRANGE, s->pitch_range, 0);
 }
 
 static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t sz)
@@ -122,9 +130,9 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *er
 	if (wpm > espeakRATE_MAXIMUM)
 		wpm = espeakRATE_MAXIMUM;
 	s->wpm = (int)(wpm + 0.5);
-	espeak_ng_SetParameter(espeakRATE, s->wpm, 0);
-	espeak_ng_SetParameter(espeakPITCH, v->pitch, 0);
-	espeak_ng_SetParameter(espeakRANGE, v->pitch_range, 0);
+	s->pitch = v->pitch;
+	s->pitch_range = v->pitch_range;
+	set_params(s);
 	s->rate = espeak_ng_GetSampleRate();
 	active = s;
 	return s;
@@ -269,6 +277,13 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 	    espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, NULL, NULL);
 	/* Synchronous mode: every sample has reached on_audio by now. */
 	s->out = NULL;
+	if (marked) {
+		/* eSpeak 1.51 leaves the last voice of the SSML in place (often
+		 * the Latin one): restore ours, or the rest of the chapter would
+		 * be read as English. */
+		espeak_ng_SetVoiceByName(s->voice);
+		set_params(s);
+	}
 	if (s->oom)
 		return TS_ENOMEM;
 	if (st != ENS_OK) {
@@ -276,4 +291,32 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 		return TS_ESPEAK;
 	}
 	return 0;
+}
+
+int ts_synth_phonemes(ts_synth *s, const char *text, ts_buf *out)
+{
+	/* The phonemes eSpeak traces while it speaks: after its own rules,
+	 * 3-3 tone sandhi among them (espeak_TextToPhonemes stops before). */
+	char *trace = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&trace, &n);
+	if (!f)
+		return TS_ENOMEM;
+	ts_samples pcm = {0};
+	espeak_SetPhonemeTrace(1, f);
+	int rc = ts_synth_speak(s, text, &pcm);
+	espeak_SetPhonemeTrace(0, NULL);
+	fclose(f);
+	ts_samples_free(&pcm);
+	/* One line per clause: join them with spaces. */
+	for (size_t i = 0; !rc && i < n; i++) {
+		char c = trace[i] == '\n' ? ' ' : trace[i];
+		if (c == ' ' && (out->len == 0 || out->data[out->len - 1] == ' '))
+			continue;
+		rc = ts_buf_putc(out, c);
+	}
+	while (out->len > 0 && out->data[out->len - 1] == ' ')
+		out->data[--out->len] = '\0';
+	free(trace);
+	return rc;
 }

@@ -44,6 +44,12 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out);
  * else return 0 and leave out alone.  Negative on out of memory. */
 int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_buf *out);
 
+/* eSpeak's phoneme mnemonics for text (what it would say, as
+ * `espeak-ng -x` prints them), appended to out, clauses separated by a
+ * space.  For checking that eSpeak reads what the front end decided.
+ * Returns 0 or TS_ENOMEM. */
+int ts_synth_phonemes(ts_synth *s, const char *text, ts_buf *out);
+
 /* eSpeak's message for the last error, or "". */
 const char *ts_synth_errmsg(const ts_synth *s);
 

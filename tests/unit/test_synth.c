@@ -1,6 +1,8 @@
 /* test_synth.c - the eSpeak NG boundary: SSML markup of Latin words, and
  * real synthesis (rate, not silent, speed setting, voice errors). */
 #include "check.h"
+#include "frontend.h"
+#include "lang.h"
 #include "synth.h"
 #include "util.h"
 
@@ -28,7 +30,32 @@ static double rms(const ts_samples *s)
 	return s->len ? sqrt(sum / (double)s->len) : 0;
 }
 
-int main(void)
+/* eSpeak's phonemes for text contain want (and not unwanted, if given). */
+static void phonemes_have(ts_synth *s, const char *text, const char *want, const char *unwanted)
+{
+	ts_buf b = {0};
+	CHECK(ts_synth_phonemes(s, text, &b) == 0);
+	const char *got = b.data ? b.data : "";
+	if (!strstr(got, want) || (unwanted && strstr(got, unwanted))) {
+		fprintf(stderr, "eSpeak reads \"%s\" as \"%s\": want \"%s\"%s%s\n", text, got, want,
+		        unwanted ? ", not " : "", unwanted ? unwanted : "");
+		check_failures++;
+	}
+	ts_buf_free(&b);
+}
+
+typedef struct spoken {
+	ts_buf text;
+} spoken;
+
+static int on_chunk(void *ud, const ts_chunk *c)
+{
+	spoken *sp = ud;
+	return ts_buf_append(&sp->text, c->spoken ? c->spoken : c->text,
+	                     c->spoken ? c->spoken_len : c->len);
+}
+
+int main(int argc, char **argv)
 {
 	markup_is("你好。", "");
 	markup_is(
@@ -116,6 +143,39 @@ int main(void)
 	/* Latin words through the English voice make sound too. */
 	CHECK(ts_synth_speak(s, "他喜欢N B A和iPhone。", &b) == 0);
 	CHECK(b.len > 22050 && rms(&b) > 300);
+
+	/* eSpeak says what the front end decided: its phonemes for the
+	 * pinyin we send (automated listening).  Tones as contours: 55 first,
+	 * 35 second, 214/21 third, 51 fourth. */
+	phonemes_have(s, "yin2 hang2", "X'a35N", "S;'i35N");    /* 银行: hang, not xing */
+	phonemes_have(s, "zhang3 da4", "ts.'a21N", "ts.h");     /* 长大: zhang, not chang */
+	phonemes_have(s, "chong2 xin1", "ts.h'ong35", "ong51"); /* 重新 */
+	phonemes_have(s, "huan2 qian2", "X'ua35n", "X'ai");     /* 还钱: huan, not hai */
+	phonemes_have(s, "lv4 se4", "l'y51", NULL);             /* ü as v */
+	/* 3-3 sandhi is eSpeak's: the first of two third tones rises. */
+	phonemes_have(s, "ni3 hao3", "n'i35", "n'i214");
+	phonemes_have(s, "ni3 hao3", "X'Au214", NULL);
+	/* The whole front end: characters in, the decided pinyin out, and
+	 * eSpeak reading exactly that. */
+	if (argc > 1) {
+		int e = 0;
+		char m[512];
+		ts_lang *lang = ts_lang_load(argv[1], &e, m, sizeof m);
+		CHECK(lang != NULL);
+		spoken sp = {0};
+		ts_frontend *fe = lang ? ts_frontend_new(lang, on_chunk, NULL, &sp) : NULL;
+		const char *line = "他去银行，长大以后重新还钱。";
+		CHECK(fe && ts_frontend_feed(fe, line, strlen(line), 1) == 0);
+		CHECK(sp.text.data && strstr(sp.text.data, "yin2 hang2") != NULL);
+		if (sp.text.data) {
+			phonemes_have(s, sp.text.data, "X'a35N", "S;'i35N");
+			phonemes_have(s, sp.text.data, "ts.'a21N", NULL);
+			phonemes_have(s, sp.text.data, "X'ua35n", "X'ai35");
+		}
+		ts_frontend_free(fe);
+		ts_lang_free(lang);
+		ts_buf_free(&sp.text);
+	}
 	ts_synth_free(s);
 	/* And it cannot be started again (eSpeak 1.51 would hang). */
 	s = ts_synth_new(&v, 1.0, &err, msg, sizeof msg);
