@@ -54,6 +54,19 @@ static void diag(ts_book *b, int level, const char *fmt, ...)
 		b->diag(b->ud, level, msg);
 }
 
+/* Open an input file for reading; on failure report it (naming display)
+ * and set *rc to TS_ENOENT or TS_EIO. */
+static FILE *open_input(ts_book *b, const char *path, const char *display, int *rc)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		*rc = e == ENOENT ? TS_ENOENT : TS_EIO;
+		diag(b, 1, "%s: cannot open: %s", display, strerror(e));
+	}
+	return f;
+}
+
 ts_book *ts_book_new(ts_diag_fn fn, void *ud)
 {
 	ts_book *b = calloc(1, sizeof *b);
@@ -612,12 +625,9 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 	           .hold = mode == SCAN_TRY};
 	unsigned char *buf = NULL;
 	size_t first_chapter = b->n;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+	FILE *f = open_input(b, path, display, &rc);
+	if (!f)
 		return rc;
-	}
 	sc.stem = file_stem(display);
 	buf = malloc(SCAN_BLOCK);
 	if (!sc.stem || !buf) {
@@ -848,12 +858,9 @@ static int scan_decoded(ts_book *b, const char *path, const char *display, int m
 	ts_decode_fault fault;
 	const char *label = ts_encoding_label(enc);
 	int rc;
-	FILE *in = fopen(path, "rb");
-	if (!in) {
-		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+	FILE *in = open_input(b, path, display, &rc);
+	if (!in)
 		return rc;
-	}
 	if (fseek(in, skip, SEEK_SET) != 0) {
 		diag(b, 1, "%s: cannot read: %s", display, strerror(errno));
 		rc = TS_EIO;
@@ -914,12 +921,9 @@ static int scan_guessed(ts_book *b, const char *path, const char *display, int m
 	char *sample = malloc(SAMPLE_MAX);
 	if (!sample)
 		return TS_ENOMEM;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+	FILE *f = open_input(b, path, display, &rc);
+	if (!f)
 		goto out;
-	}
 	size_t n = fread(sample, 1, SAMPLE_MAX, f);
 	int whole = n < SAMPLE_MAX || fgetc(f) == EOF;
 	if (ferror(f)) {
@@ -987,12 +991,10 @@ static int scan_file(ts_book *b, const char *path, const char *display, int mode
 	size_t mark = 0;
 	if (!enc) {
 		unsigned char head[4];
-		FILE *f = fopen(path, "rb");
-		if (!f) {
-			int rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-			diag(b, 1, "%s: cannot open: %s", display, strerror(errno));
+		int rc;
+		FILE *f = open_input(b, path, display, &rc);
+		if (!f)
 			return rc;
-		}
 		mark = ts_encoding_bom(head, fread(head, 1, sizeof head, f), &enc);
 		fclose(f);
 	}
