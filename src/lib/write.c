@@ -91,8 +91,27 @@ static int sf_close_fmt(ts_writer *w)
 	return 0;
 }
 
+/* FLAC: lossless, about half the size of WAV; no 4 GB limit. */
+static int flac_open(ts_writer *w, int rate)
+{
+	w->sf_format = SF_FORMAT_FLAC | SF_FORMAT_PCM_16;
+	return sf_open_fmt(w, rate);
+}
+
+/* MP3 through libsndfile's LAME encoder: what every player takes. */
+static int mp3_open(ts_writer *w, int rate)
+{
+	w->sf_format = SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
+	return sf_open_fmt(w, rate);
+}
+
+/* Every format here writes the same bytes for the same audio (Ogg is not
+ * offered yet: libsndfile gives each Ogg stream a random serial number,
+ * which would break byte-identical output). */
 static const ts_format formats[] = {
     {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt},
+    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt},
+    {"mp3", "mp3", mp3_open, sf_write_fmt, sf_close_fmt},
 };
 
 const ts_format *ts_format_find(const char *name)
@@ -105,7 +124,7 @@ const ts_format *ts_format_find(const char *name)
 
 const char *ts_format_names(void)
 {
-	return "wav";
+	return "wav, flac, mp3";
 }
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
