@@ -85,6 +85,16 @@ static inline char *read_file(const char *path, size_t *n)
 	return p;
 }
 
+/* Length of the piece of s[i..len) the streaming tests feed next: step
+ * bytes (0: all the rest), moved forward to a character boundary. */
+static inline size_t piece_len(const char *s, size_t len, size_t i, size_t step)
+{
+	size_t k = step && i + step < len ? step : len - i;
+	while (i + k < len && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+		k++;
+	return k;
+}
+
 /* A golden-file case: reads DIR/NAME.txt (counting a failure if it is
  * missing) and puts DIR/NAME.ok in golden.  The caller frees the text. */
 static inline char *read_case(const char *dir, const char *name, char *golden, size_t gsz,

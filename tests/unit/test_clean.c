@@ -29,11 +29,7 @@ static void feed_line(ts_cleaner *c, const char *s, size_t len, size_t step, int
 {
 	size_t i = 0;
 	do {
-		size_t k = step ? step : len - i;
-		if (i + k > len)
-			k = len - i;
-		while (i + k < len && ((unsigned char)s[i + k] & 0xC0) == 0x80)
-			k++;
+		size_t k = piece_len(s, len, i, step);
 		int last = i + k == len;
 		CHECK(ts_clean_piece(c, s + i, k, last && !empty_end, out) == 0);
 		i += k;

@@ -16,11 +16,7 @@ static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step,
 	ts_normalizer *z = ts_normalizer_new(lang);
 	size_t i = 0;
 	do {
-		size_t k = step ? step : n - i;
-		if (i + k > n)
-			k = n - i;
-		while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80)
-			k++;
+		size_t k = piece_len(s, n, i, step);
 		CHECK(ts_normalize_piece(z, s + i, k, i + k == n, out) == 0);
 		i += k;
 	} while (i < n);

@@ -59,11 +59,7 @@ static void segment(const char *text, size_t n, size_t step, dump *d, ts_buf *cl
 			strip_spaces(line.data ? line.data : "", line.len, cleaned);
 		size_t i = 0;
 		while (i < line.len) {
-			size_t k = step ? step : line.len - i;
-			if (i + k > line.len)
-				k = line.len - i;
-			while (i + k < line.len && ((unsigned char)line.data[i + k] & 0xC0) == 0x80)
-				k++;
+			size_t k = piece_len(line.data, line.len, i, step);
 			CHECK(ts_segmenter_feed(s, line.data + i, k) == 0);
 			i += k;
 		}
