@@ -128,6 +128,14 @@ static const char build_help[] =
     "                       (default: 1; 1.25 is a quarter faster)\n"
     "      --format FMT     audio format: wav (default, 16-bit PCM), flac (lossless,\n"
     "                       about half the size), mp3\n"
+    "      --loudness LUFS  integrated loudness of every chapter, -40 to -10\n"
+    "                       (default: -20, EBU R 128); 'off' keeps eSpeak's level\n"
+    "      --true-peak DBTP ceiling for the true peak, -12 to 0 (default: -3, which\n"
+    "                       also meets ACX); a look-ahead limiter holds it\n"
+    "      --sample-rate HZ 44100 or 48000 (resampled with libsoxr); default: the\n"
+    "                       voice's own rate (22050 for eSpeak NG)\n"
+    "      --sentence-pause MS   silence between sentences (default: the preset's)\n"
+    "      --paragraph-pause MS  silence between paragraphs (default: the preset's)\n"
     "      --encoding NAME  read the input in this encoding instead of detecting it\n"
     "                       (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
     "      --lexicon FILE   your pronunciations, one \"词<TAB>pin1 yin1\" a line; they\n"
@@ -625,20 +633,47 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 	fclose(f);
 }
 
+/* A number from lo to hi, all of s; 0 or -1. */
+static int parse_number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || *end || end == s || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int cmd_build(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"output", required_argument, 0, 'o'},   {"jobs", required_argument, 0, 'j'},
-	    {"voice", required_argument, 0, 'V'},    {"voices-dir", required_argument, 0, 'D'},
-	    {"rate", required_argument, 0, 'r'},     {"format", required_argument, 0, 'f'},
-	    {"force", no_argument, 0, 'F'},          {"dry-run", no_argument, 0, 'n'},
-	    {"quiet", no_argument, 0, 'q'},          {"verbose", no_argument, 0, 'v'},
-	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
-	    {"lexicon", required_argument, 0, 'L'},  {0, 0, 0, 0}};
+	static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+	                                     {"jobs", required_argument, 0, 'j'},
+	                                     {"voice", required_argument, 0, 'V'},
+	                                     {"voices-dir", required_argument, 0, 'D'},
+	                                     {"rate", required_argument, 0, 'r'},
+	                                     {"format", required_argument, 0, 'f'},
+	                                     {"force", no_argument, 0, 'F'},
+	                                     {"dry-run", no_argument, 0, 'n'},
+	                                     {"quiet", no_argument, 0, 'q'},
+	                                     {"verbose", no_argument, 0, 'v'},
+	                                     {"encoding", required_argument, 0, 'E'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {"lexicon", required_argument, 0, 'L'},
+	                                     {"loudness", required_argument, 0, 'U'},
+	                                     {"true-peak", required_argument, 0, 'P'},
+	                                     {"sample-rate", required_argument, 0, 'R'},
+	                                     {"sentence-pause", required_argument, 0, 'S'},
+	                                     {"paragraph-pause", required_argument, 0, 'G'},
+	                                     {0, 0, 0, 0}};
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	double rate = 1.0;
+	ts_master_opts mo = {.normalize = 1,
+	                     .target_lufs = TS_LOUDNESS_DEFAULT,
+	                     .ceiling_dbtp = TS_TRUE_PEAK_DEFAULT};
+	long sentence_pause = -1, paragraph_pause = -1;
 	int force = 0, dry = 0, c, nlex = 0;
 	char *lexicons[MAX_LEXICONS];
 	char *end;
@@ -666,6 +701,44 @@ static int cmd_build(int argc, char **argv)
 				    optarg);
 			break;
 		case 'f': format_name = optarg; break;
+		case 'U':
+			if (strcmp(optarg, "off") == 0) {
+				mo.normalize = 0;
+				break;
+			}
+			if (parse_number(optarg, -40, -10, &mo.target_lufs))
+				return usage_error("build",
+				                   "--loudness takes a level from -40 to -10 LUFS "
+				                   "(or 'off'), not '%s'",
+				                   optarg);
+			mo.normalize = 1;
+			break;
+		case 'P':
+			if (parse_number(optarg, -12, 0, &mo.ceiling_dbtp))
+				return usage_error(
+				    "build",
+				    "--true-peak takes a ceiling from -12 to 0 dBTP, not '%s'",
+				    optarg);
+			break;
+		case 'R':
+			if (strcmp(optarg, "44100") == 0 || strcmp(optarg, "48000") == 0)
+				mo.out_rate = atoi(optarg);
+			else
+				return usage_error("build",
+				                   "--sample-rate takes 44100 or 48000, not '%s'",
+				                   optarg);
+			break;
+		case 'S':
+		case 'G': {
+			double ms;
+			if (parse_number(optarg, 0, 10000, &ms))
+				return usage_error("build",
+				                   "--%s-pause takes milliseconds from 0 to 10000, "
+				                   "not '%s'",
+				                   c == 'S' ? "sentence" : "paragraph", optarg);
+			*(c == 'S' ? &sentence_pause : &paragraph_pause) = lround(ms);
+			break;
+		}
 		case 'E':
 			if (check_encoding("build", optarg))
 				return EXIT_USAGE;
@@ -698,6 +771,10 @@ static int cmd_build(int argc, char **argv)
 	char err[1024];
 	if (load_voice(vdir_opt, voice_name, &voice, &lang))
 		return EXIT_USAGE;
+	if (sentence_pause >= 0)
+		voice.sentence_pause_ms = (int)sentence_pause;
+	if (paragraph_pause >= 0)
+		voice.paragraph_pause_ms = (int)paragraph_pause;
 	if (add_lexicons(lang, argv + optind, argc - optind, lexicons, nlex)) {
 		ts_lang_free(lang);
 		return EXIT_USAGE;
@@ -802,6 +879,7 @@ static int cmd_build(int argc, char **argv)
 	                    .lang = lang,
 	                    .rate_factor = rate,
 	                    .format = fmt,
+	                    .master = mo,
 	                    .paths = paths,
 	                    .workers = (int)jobs,
 	                    .owner_pid = (long)getpid(),
@@ -845,13 +923,22 @@ static int cmd_build(int argc, char **argv)
 		e->sentences = results[i].sentences;
 		e->chars = results[i].chars;
 		e->front_matter = ch->front_matter;
+		e->input_lufs = results[i].audio.input_lufs;
+		e->gain_db = results[i].audio.gain_db;
+		e->output_lufs = results[i].audio.output_lufs;
+		e->true_peak_db = results[i].audio.true_peak_db;
+		e->limited_s = results[i].audio.limited_s;
 		total += e->duration_s;
 	}
 	ts_build_settings set = {.voice = &voice,
 	                         .wpm = stats.wpm,
 	                         .rate_factor = rate,
-	                         .sample_rate = prog.rate,
-	                         .format = fmt->name};
+	                         .sample_rate = ts_master_out_rate(&mo, fmt, prog.rate),
+	                         .synth_rate = prog.rate,
+	                         .format = fmt->name,
+	                         .normalize = mo.normalize,
+	                         .target_lufs = mo.target_lufs,
+	                         .ceiling_dbtp = mo.ceiling_dbtp};
 	if (force)
 		remove_stale(outdir, playlist_path, names, n);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||

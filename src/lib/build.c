@@ -42,7 +42,7 @@ static int feed_all(ts_reader *rd, ts_frontend *fe)
 typedef struct chapter_run {
 	ts_synth *syn;
 	ts_finisher *fin;
-	ts_writer *w;
+	ts_master *w;
 	ts_samples pcm;
 	ts_break next_brk; /* break forced before the next chunk */
 	ts_chapter_result *res;
@@ -52,11 +52,6 @@ typedef struct chapter_run {
 	void *ud;
 	int in_title; /* the title is being spoken: not counted */
 } chapter_run;
-
-static int sink_writer(void *ud, const int16_t *s, size_t n)
-{
-	return ts_writer_write(ud, s, n);
-}
 
 static int speak(chapter_run *r, const char *text, ts_break brk)
 {
@@ -70,7 +65,7 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 	r->next_brk = TS_BREAK_NONE;
 	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, NULL, NULL);
 	if (rc)
-		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_writer_errmsg(r->w));
+		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_master_errmsg(r->w));
 	return rc;
 }
 
@@ -105,8 +100,9 @@ static int on_chunk(void *ud, const ts_chunk *c)
 }
 
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud)
+                     const ts_format *fmt, const ts_master_opts *mo, const char *path,
+                     long owner_pid, ts_chapter_result *res, ts_chapter_progress_fn progress,
+                     void *ud)
 {
 	int rc = 0;
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
@@ -119,11 +115,11 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	int rate = ts_synth_rate(syn);
 	double seconds = (double)(ch->chars + strlen(ch->title) + 100) / 2.0 * 175.0 /
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
-	r.w = ts_writer_open(fmt, path, rate, (uint64_t)(seconds * rate), owner_pid, &rc,
+	r.w = ts_master_open(mo, rate, fmt, path, (uint64_t)(seconds * rate), owner_pid, &rc,
 	                     res->errmsg, sizeof res->errmsg);
 	if (!r.w)
 		goto out;
-	r.fin = ts_finish_new(rate, v, sink_writer, r.w);
+	r.fin = ts_finish_new(rate, v, ts_master_write, r.w);
 	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
 	if (!r.fin || !fe) {
 		rc = TS_ENOMEM;
@@ -162,17 +158,17 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		goto out;
 	}
 	if ((rc = ts_finish_end(r.fin))) {
-		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_writer_errmsg(r.w));
+		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_master_errmsg(r.w));
 		goto out;
 	}
 	res->samples = ts_finish_position(r.fin);
-	rc = ts_writer_commit(r.w, res->errmsg, sizeof res->errmsg);
+	rc = ts_master_commit(r.w, &res->audio, res->errmsg, sizeof res->errmsg);
 	r.w = NULL;
 out:
 	if (rc && !res->errmsg[0])
 		snprintf(res->errmsg, sizeof res->errmsg, "%s: %s", ch->display, ts_strerror(rc));
 	res->status = rc;
-	ts_writer_abort(r.w);
+	ts_master_abort(r.w);
 	ts_reader_free(rd);
 	ts_frontend_free(fe);
 	ts_finish_free(r.fin);
@@ -405,7 +401,7 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		pid_t pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format,
+			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
 			                 job->paths[idx], job->owner_pid, &m.res, worker_progress,
 			                 &ctx);
 			m.samples = m.res.samples;

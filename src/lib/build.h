@@ -11,6 +11,7 @@
 
 #include "input.h"
 #include "lang.h"
+#include "master.h"
 #include "segment.h"
 #include "synth.h"
 #include "voice.h"
@@ -23,10 +24,11 @@
 typedef struct ts_chapter_result {
 	int status; /* 0 or a negative code */
 	char errmsg[400];
-	uint64_t samples;  /* audio length */
-	size_t sentences;  /* sentences of the body */
-	size_t chars;      /* non-space characters spoken */
-	char warning[400]; /* e.g. characters the voice cannot read; "" if none */
+	uint64_t samples;       /* audio length */
+	size_t sentences;       /* sentences of the body */
+	size_t chars;           /* non-space characters spoken */
+	char warning[400];      /* e.g. characters the voice cannot read; "" if none */
+	ts_master_report audio; /* level, peak and rate of the file written */
 } ts_chapter_result;
 
 /* Called now and then while a chapter is spoken. */
@@ -36,8 +38,9 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * audio file path (written through a temporary name tagged owner_pid).
  * Fills res and returns res->status.  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud);
+                     const ts_format *fmt, const ts_master_opts *mo, const char *path,
+                     long owner_pid, ts_chapter_result *res, ts_chapter_progress_fn progress,
+                     void *ud);
 
 /* What ts_spoken_text() writes. */
 typedef enum ts_text_mode {
@@ -89,6 +92,7 @@ typedef struct ts_build_job {
 	const ts_lang *lang; /* language data (may be NULL) */
 	double rate_factor;
 	const ts_format *format;
+	ts_master_opts master;         /* loudness, peak, sample rate */
 	char *const *paths;            /* audio file path of each chapter */
 	int workers;                   /* >= 1 */
 	long owner_pid;                /* tags temporary files */

@@ -1,6 +1,7 @@
 /* output.c - slugs, manifest.json and playlist.m3u (see output.h). */
 #include "output.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,12 @@ int ts_json_string(ts_buf *b, const char *s)
 	return rc ? rc : ts_buf_putc(b, '"');
 }
 
+/* A finite number in format f, or null. */
+static int json_number(ts_buf *b, double v, const char *f)
+{
+	return isfinite(v) ? ts_buf_printf(b, f, v) : ts_buf_printf(b, "null");
+}
+
 int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
                 const ts_chapter_entry *ch, size_t n)
 {
@@ -103,6 +110,17 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms, v->lead_in_ms,
 	    v->tail_ms, set->sample_rate);
 	rc |= ts_json_string(b, set->format);
+	rc |= ts_buf_printf(b, ",\n    \"synth_sample_rate\": %d,\n    \"loudness\": ",
+	                    set->synth_rate ? set->synth_rate : set->sample_rate);
+	if (set->normalize)
+		rc |=
+		    ts_buf_printf(b,
+		                  "{\n      \"standard\": \"EBU R 128 (ITU-R BS.1770-4)\",\n"
+		                  "      \"target_lufs\": %.1f,\n      \"true_peak_ceiling_dbtp\": "
+		                  "%.1f\n    }",
+		                  set->target_lufs, set->ceiling_dbtp);
+	else
+		rc |= ts_buf_printf(b, "null");
 	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"chapters\": [", total);
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter_entry *c = &ch[i];
@@ -115,9 +133,23 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		rc |= ts_json_string(b, c->audio);
 		rc |= ts_buf_printf(b,
 		                    ",\n      \"duration_s\": %.3f,\n      \"sentences\": %zu,\n"
-		                    "      \"chars\": %zu,\n      \"front_matter\": %s\n    }",
+		                    "      \"chars\": %zu,\n      \"front_matter\": %s",
 		                    c->duration_s, c->sentences, c->chars,
 		                    c->front_matter ? "true" : "false");
+		if (set->normalize) {
+			rc |= ts_buf_printf(b, ",\n      \"loudness\": {\"input_lufs\": ");
+			rc |= json_number(b, c->input_lufs, "%.2f");
+			rc |= ts_buf_printf(b, ", \"gain_db\": ");
+			rc |= json_number(b, c->gain_db, "%.2f");
+			rc |= ts_buf_printf(b, ", \"output_lufs\": ");
+			rc |= json_number(b, c->output_lufs, "%.2f");
+			rc |= ts_buf_printf(b, ", \"true_peak_dbtp\": ");
+			rc |= json_number(b, c->true_peak_db, "%.2f");
+			rc |= ts_buf_printf(b, ", \"limited_s\": ");
+			rc |= json_number(b, c->limited_s, "%.3f");
+			rc |= ts_buf_printf(b, "}");
+		}
+		rc |= ts_buf_printf(b, "\n    }");
 	}
 	rc |= ts_buf_printf(b, "%s]\n}\n", n ? "\n  " : "");
 	return rc ? TS_ENOMEM : 0;

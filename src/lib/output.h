@@ -32,14 +32,24 @@ typedef struct ts_chapter_entry {
 	size_t sentences;
 	size_t chars;
 	int front_matter;
+	/* Level of the audio (NAN when not measured: normalization off). */
+	double input_lufs;   /* as synthesized */
+	double gain_db;      /* applied */
+	double output_lufs;  /* measured on the file's samples */
+	double true_peak_db; /* dBTP, measured likewise */
+	double limited_s;    /* time the limiter lowered the level */
 } ts_chapter_entry;
 
 typedef struct ts_build_settings {
 	const ts_voice *voice;
 	int wpm; /* eSpeak rate used */
 	double rate_factor;
-	int sample_rate;
+	int sample_rate; /* of the files */
+	int synth_rate;  /* of the synthesizer */
 	const char *format;
+	int normalize;       /* loudness normalization on */
+	double target_lufs;  /* its target */
+	double ceiling_dbtp; /* and true-peak ceiling */
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

@@ -1,0 +1,720 @@
+/* master.c - loudness, limiter, resampling and encoding (see master.h).
+ *
+ * Pass 1 (ts_master_write): samples go to a raw temporary file beside the
+ * output and through libebur128 (integrated loudness, histogram mode so
+ * that memory does not grow with the chapter).
+ *
+ * Pass 2 (ts_master_commit): the file is read back in blocks; each block
+ * is scaled by the gain that brings the chapter to the target, limited,
+ * measured again (libebur128 and the true-peak meter below), resampled by
+ * libsoxr when asked, rounded to 16 bits and encoded.  If the limiter took
+ * so much off that the result misses the target by more than
+ * RETRY_LU, pass 2 runs once more with the gain corrected.
+ *
+ * True peak: the signal is oversampled 4x with the interpolation filter
+ * of libebur128 (a 49-tap Hann-windowed sinc), as ITU-R BS.1770 asks; the
+ * limiter detects peaks with it, and the meter reports them.
+ *
+ * The limiter: every sample j asks for a gain r[j] = min(1, c / peak[j]).
+ * The gain applied at sample k is the mean, over the L+1 samples up to k,
+ * of e[i], where e[i] is the smallest request in [i, i+L] (held) let up
+ * slowly towards 1 (release).  Each of the L+1 means that cover a peak
+ * sample p is at most r[p], so the peak never passes the ceiling, and
+ * the gain moves smoothly (over L samples, 5 ms), which does not click.
+ * The signal is delayed by L samples to see the peaks coming; the delay is
+ * taken out, so the output is as long as the input and not shifted. */
+#include "master.h"
+
+#include "util.h"
+
+#include <ebur128.h>
+#include <errno.h>
+#include <math.h>
+#include <soxr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BLOCK        4096
+#define TP_TAPS      12 /* taps of each polyphase branch */
+#define TP_HIST      (TP_TAPS - 1)
+#define TP_DELAY     6 /* the branches' outputs lie between x[i-6] and x[i-5] */
+#define LOOKAHEAD_MS 5.0
+#define RELEASE_MS   80.0
+#define MARGIN_DB    0.2 /* the limiter aims this far under the ceiling */
+#define RETRY_LU     0.3
+#define MAX_GAIN_DB  30.0
+
+/* ---- true peak ------------------------------------------------------- */
+
+static float tp_coef[3][TP_TAPS];
+static float tp_bound; /* largest sum of |coefficients| of a branch */
+
+static void tp_init(void)
+{
+	if (tp_bound > 0)
+		return;
+	/* h[j] = sinc((j - 24) / 4) * Hann(j), j = 0..48; branch k (1..3)
+	 * gives the value at k/4 of a sample from h[k + 4t], t = 0..11. */
+	float bound = 1;
+	for (int k = 1; k < 4; k++) {
+		float sum = 0;
+		for (int t = 0; t < TP_TAPS; t++) {
+			int j = k + 4 * t;
+			double m = (j - 24) / 4.0;
+			double c = sin(M_PI * m) / (M_PI * m);
+			c *= 0.5 * (1 - cos(2 * M_PI * j / 48.0));
+			tp_coef[k - 1][t] = (float)c;
+			sum += fabsf((float)c);
+		}
+		if (sum > bound)
+			bound = sum;
+	}
+	tp_bound = bound;
+}
+
+static inline float max2(float a, float b)
+{
+	return a > b ? a : b;
+}
+
+/* xb holds TP_HIST samples of history, then n new ones (and room for
+ * TP_LANES more, read but not used).  q[i] gets the largest magnitude
+ * between the samples xb[i+5] and xb[i+6] (the inner points of the 4x
+ * oversampled signal).  Written lane by lane so that it vectorizes. */
+#define TP_LANES 16
+static void interp_peaks(const float *xb, size_t n, float *q, float skip_below)
+{
+	for (size_t i0 = 0; i0 < n; i0 += TP_LANES) {
+		size_t m = n - i0 < TP_LANES ? n - i0 : TP_LANES;
+		/* Oversampling cannot raise a peak above tp_bound times the
+		 * largest sample the branches read: skip quiet lanes. */
+		float top = 0;
+		for (int i = 0; i < TP_HIST + TP_LANES; i++)
+			top = max2(top, fabsf(xb[i0 + (size_t)i]));
+		if (top * tp_bound <= skip_below) {
+			for (size_t i = 0; i < m; i++)
+				q[i0 + i] = 0;
+			continue;
+		}
+		float a[TP_LANES] = {0}, b[TP_LANES] = {0}, c[TP_LANES] = {0};
+		for (int t = 0; t < TP_TAPS; t++) {
+			const float *x = xb + TP_HIST + i0 - t;
+			float c0 = tp_coef[0][t], c1 = tp_coef[1][t], c2 = tp_coef[2][t];
+			for (int i = 0; i < TP_LANES; i++) {
+				a[i] += c0 * x[i];
+				b[i] += c1 * x[i];
+				c[i] += c2 * x[i];
+			}
+		}
+		for (size_t i = 0; i < m; i++)
+			q[i0 + i] = max2(max2(fabsf(a[i]), fabsf(b[i])), fabsf(c[i]));
+	}
+}
+
+static float abs_max(const float *x, size_t n)
+{
+	float m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = max2(m, fabsf(x[i]));
+	return m;
+}
+
+/* Running true peak of a stream. */
+typedef struct tp_meter {
+	float xb[TP_HIST + BLOCK + TP_LANES];
+	float q[BLOCK];
+	float peak;
+} tp_meter;
+
+static void meter_add(tp_meter *m, const float *x, size_t n)
+{
+	while (n > 0) {
+		size_t k = n < BLOCK ? n : BLOCK;
+		memcpy(m->xb + TP_HIST, x, k * sizeof *x);
+		/* Oversampling cannot raise a peak by more than tp_bound. */
+		float top = abs_max(m->xb, TP_HIST + k);
+		if (top * tp_bound > m->peak) {
+			m->peak = max2(m->peak, top);
+			interp_peaks(m->xb, k, m->q, m->peak);
+			m->peak = max2(m->peak, abs_max(m->q, k));
+		}
+		memmove(m->xb, m->xb + k, TP_HIST * sizeof *x);
+		x += k;
+		n -= k;
+	}
+}
+
+/* ---- limiter ---------------------------------------------------------- */
+
+typedef struct limiter {
+	float c; /* detector threshold, linear */
+	int L;   /* look-ahead, samples */
+	float rel;
+	/* detector */
+	float xb[TP_HIST + BLOCK + TP_LANES];
+	float q[BLOCK];
+	float q_prev; /* peak between the previous sample and this one */
+	uint64_t n_in;
+	/* requests below 1 in the look-ahead window, increasing */
+	struct req {
+		uint64_t at;
+		float r;
+	} * dq;
+	size_t dq_head, dq_len, dq_mask;
+	/* release state and the moving mean of e */
+	float e;
+	float *ering;
+	double esum, inv_len;
+	size_t epos;
+	long not_one; /* e values != 1 in the ring */
+	/* the signal, delayed */
+	float *delay;
+	size_t dmask;
+	uint64_t n_pair; /* (x, r) pairs taken */
+	uint64_t limited;
+} limiter;
+
+static void limiter_free(limiter *l)
+{
+	if (!l)
+		return;
+	free(l->dq);
+	free(l->ering);
+	free(l->delay);
+	free(l);
+}
+
+static limiter *limiter_new(int rate, double ceiling)
+{
+	limiter *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	tp_init();
+	l->c = (float)ceiling;
+	l->L = (int)lround(LOOKAHEAD_MS * rate / 1000.0);
+	if (l->L < 1)
+		l->L = 1;
+	l->rel = (float)(1 - exp(-1000.0 / (RELEASE_MS * rate)));
+	l->e = 1;
+	size_t d = 1;
+	while (d < (size_t)l->L + TP_DELAY + 2)
+		d <<= 1;
+	l->dmask = d - 1;
+	size_t cap = 1;
+	while (cap < (size_t)l->L + 2)
+		cap <<= 1;
+	l->dq_mask = cap - 1;
+	l->dq = malloc(cap * sizeof *l->dq);
+	l->ering = malloc(((size_t)l->L + 1) * sizeof *l->ering);
+	l->delay = calloc(d, sizeof *l->delay);
+	if (!l->dq || !l->ering || !l->delay) {
+		limiter_free(l);
+		return NULL;
+	}
+	for (int i = 0; i <= l->L; i++)
+		l->ering[i] = 1;
+	l->esum = l->L + 1;
+	l->inv_len = 1.0 / (l->L + 1);
+	return l;
+}
+
+/* One sample x with its gain request r; writes the output sample due
+ * (L samples earlier) to *y and returns 1, or returns 0 while the
+ * look-ahead fills. */
+static int limiter_pair(limiter *l, float x, float r, float *y)
+{
+	uint64_t j = l->n_pair++;
+	l->delay[j & l->dmask] = x;
+	if (r < 1) {
+		while (l->dq_len > 0) {
+			struct req *b = &l->dq[(l->dq_head + l->dq_len - 1) & l->dq_mask];
+			if (b->r < r)
+				break;
+			l->dq_len--;
+		}
+		l->dq[(l->dq_head + l->dq_len) & l->dq_mask] = (struct req){j, r};
+		l->dq_len++;
+	}
+	if (j < (uint64_t)l->L)
+		return 0;
+	uint64_t k = j - (uint64_t)l->L; /* window [k, j] */
+	while (l->dq_len > 0 && l->dq[l->dq_head].at < k) {
+		l->dq_head = (l->dq_head + 1) & l->dq_mask;
+		l->dq_len--;
+	}
+	float m = l->dq_len ? l->dq[l->dq_head].r : 1;
+	float e = l->e;
+	if (e < 1) {
+		e += (1 - e) * l->rel;
+		if (e > 0.99999f)
+			e = 1;
+	}
+	if (m < e)
+		e = m;
+	l->e = e;
+	float old = l->ering[l->epos];
+	if (old != 1 || e != 1) {
+		l->not_one += (e != 1) - (old != 1);
+		l->ering[l->epos] = e;
+		l->esum += (double)e - old;
+		if (l->not_one == 0)
+			l->esum = l->L + 1; /* no drift */
+	}
+	l->epos = l->epos == (size_t)l->L ? 0 : l->epos + 1;
+	float xk = l->delay[k & l->dmask];
+	if (l->not_one == 0) {
+		*y = xk;
+	} else {
+		*y = xk * (float)(l->esum * l->inv_len);
+		l->limited++;
+	}
+	return 1;
+}
+
+/* Limit n samples of x; writes to y the output due, returns how many
+ * (n, once the look-ahead is full). */
+static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
+{
+	size_t out = 0;
+	while (n > 0) {
+		size_t k = n < BLOCK ? n : BLOCK;
+		memcpy(l->xb + TP_HIST, x, k * sizeof *x);
+		int quiet = abs_max(l->xb, TP_HIST + k) * tp_bound <= l->c;
+		if (!quiet)
+			interp_peaks(l->xb, k, l->q, l->c);
+		/* Sample s = n_in + i - TP_DELAY is now fully known: its own
+		 * value and the peaks on both sides of it. */
+		for (size_t i = 0; i < k; i++) {
+			uint64_t s = l->n_in + i;
+			float q = quiet ? 0 : l->q[i];
+			if (s < TP_DELAY) {
+				l->q_prev = q;
+				continue;
+			}
+			float xs = l->xb[TP_HIST + i - TP_DELAY];
+			float p = max2(fabsf(xs), max2(q, l->q_prev));
+			l->q_prev = q;
+			float r = p > l->c ? l->c / p : 1;
+			out += (size_t)limiter_pair(l, xs, r, y + out);
+		}
+		l->n_in += k;
+		memmove(l->xb, l->xb + k, TP_HIST * sizeof *x);
+		x += k;
+		n -= k;
+	}
+	return out;
+}
+
+/* Push the last samples out: feed silence until every sample taken has
+ * come out; writes at most TP_DELAY + L samples to y. */
+static size_t limiter_flush(limiter *l, float *y)
+{
+	static const float zero[TP_DELAY + 1];
+	size_t out = 0;
+	uint64_t total = l->n_in;
+	while (l->n_pair < total + (uint64_t)l->L) {
+		if (l->n_in < total + TP_DELAY) {
+			size_t got = limiter_run(l, zero, 1, y + out);
+			out += got;
+		} else {
+			out += (size_t)limiter_pair(l, 0, 1, y + out);
+		}
+	}
+	return out;
+}
+
+long ts_limit_buffer(float *x, size_t n, int rate, double ceiling)
+{
+	limiter *l = limiter_new(rate, ceiling);
+	float *y = malloc((n + TP_DELAY + 4096) * sizeof *y);
+	if (!l || !y) {
+		limiter_free(l);
+		free(y);
+		return TS_ENOMEM;
+	}
+	size_t k = limiter_run(l, x, n, y);
+	k += limiter_flush(l, y + k);
+	memcpy(x, y, (k < n ? k : n) * sizeof *x);
+	long lim = (long)l->limited;
+	limiter_free(l);
+	free(y);
+	return lim;
+}
+
+double ts_true_peak(const float *x, size_t n)
+{
+	tp_init();
+	tp_meter *m = calloc(1, sizeof *m);
+	if (!m)
+		return NAN;
+	static const float zero[TP_HIST];
+	meter_add(m, x, n);
+	meter_add(m, zero, TP_HIST); /* the peaks after the last sample */
+	double p = m->peak;
+	free(m);
+	return p;
+}
+
+/* ---- the master -------------------------------------------------------- */
+
+struct ts_master {
+	ts_master_opts o;
+	int in_rate, out_rate;
+	const ts_format *fmt;
+	char *path;
+	uint64_t expect_frames;
+	long owner_pid;
+	ts_writer *w;   /* direct mode: open from the start */
+	soxr_t rs;      /* direct mode with resampling */
+	char *raw_path; /* normalize mode: the raw samples */
+	FILE *raw;
+	ebur128_state *in_meter;
+	uint64_t frames_in; /* samples taken */
+	uint64_t frames_out;
+	/* pass 2 buffers */
+	int16_t *ibuf;
+	float *fbuf, *ybuf, *rbuf;
+	size_t rcap;
+	char errmsg[512];
+};
+
+const char *ts_master_errmsg(const ts_master *m)
+{
+	return m->errmsg;
+}
+
+int ts_master_out_rate(const ts_master_opts *o, const ts_format *fmt, int in_rate)
+{
+	(void)fmt;
+	return o->out_rate > 0 ? o->out_rate : in_rate;
+}
+
+static int fail(ts_master *m, int rc, const char *what)
+{
+	snprintf(m->errmsg, sizeof m->errmsg, "%s: %s", m->path, what);
+	return rc;
+}
+
+static soxr_t resampler_new(ts_master *m)
+{
+	soxr_error_t e = NULL;
+	soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+	soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0);
+	soxr_runtime_spec_t rt = soxr_runtime_spec(1);
+	soxr_t s = soxr_create(m->in_rate, m->out_rate, 1, &e, &io, &q, &rt);
+	if (!s)
+		snprintf(m->errmsg, sizeof m->errmsg, "%s: cannot resample to %d Hz: %s", m->path,
+		         m->out_rate, e ? e : "libsoxr failed");
+	return s;
+}
+
+static ts_writer *open_writer(ts_master *m, char *errbuf, size_t errsz, int *err)
+{
+	uint64_t expect = m->expect_frames * (uint64_t)m->out_rate / (uint64_t)m->in_rate + 1;
+	return ts_writer_open(m->fmt, m->path, m->out_rate, expect, m->owner_pid, err, errbuf,
+	                      errsz);
+}
+
+/* Round float samples to 16 bits and write them. */
+static int emit(ts_master *m, const float *y, size_t n)
+{
+	int16_t s[BLOCK];
+	while (n > 0) {
+		size_t k = n < BLOCK ? n : BLOCK;
+		for (size_t i = 0; i < k; i++) {
+			float v = y[i] * 32768.0f;
+			v = v > 32767.0f ? 32767.0f : v < -32768.0f ? -32768.0f : v;
+			s[i] = (int16_t)(v < 0 ? v - 0.5f : v + 0.5f); /* round half away */
+		}
+		int rc = ts_writer_write(m->w, s, k);
+		if (rc) {
+			snprintf(m->errmsg, sizeof m->errmsg, "%s", ts_writer_errmsg(m->w));
+			return rc;
+		}
+		m->frames_out += k;
+		y += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Resample (if asked) and write n samples; n == 0 with x == NULL
+ * flushes the resampler. */
+static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
+{
+	if (!rs)
+		return n ? emit(m, x, n) : 0;
+	size_t need = (size_t)((double)(n ? n : BLOCK) * m->out_rate / m->in_rate) + 64;
+	if (need > m->rcap) {
+		float *p = realloc(m->rbuf, need * sizeof *p);
+		if (!p)
+			return TS_ENOMEM;
+		m->rbuf = p;
+		m->rcap = need;
+	}
+	for (;;) {
+		size_t used = 0, made = 0;
+		soxr_error_t e = soxr_process(rs, x, n, &used, m->rbuf, m->rcap, &made);
+		if (e)
+			return fail(m, TS_EAUDIO, e);
+		int rc = emit(m, m->rbuf, made);
+		if (rc)
+			return rc;
+		if (x) {
+			x += used;
+			n -= used;
+			if (n == 0)
+				return 0;
+		} else if (made == 0) {
+			return 0;
+		}
+	}
+}
+
+ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
+                          const char *path, uint64_t expect_frames, long owner_pid, int *err,
+                          char *errbuf, size_t errsz)
+{
+	ts_master *m = calloc(1, sizeof *m);
+	*err = TS_ENOMEM;
+	if (!m || !(m->path = ts_strdup(path))) {
+		snprintf(errbuf, errsz, "%s: out of memory", path);
+		free(m);
+		return NULL;
+	}
+	m->o = *o;
+	m->in_rate = in_rate;
+	m->out_rate = ts_master_out_rate(o, fmt, in_rate);
+	m->fmt = fmt;
+	m->expect_frames = expect_frames;
+	m->owner_pid = owner_pid;
+	tp_init();
+	if (!o->normalize) {
+		if (!(m->w = open_writer(m, errbuf, errsz, err)))
+			goto fail;
+		if (m->out_rate != in_rate && !(m->rs = resampler_new(m))) {
+			*err = TS_EAUDIO;
+			snprintf(errbuf, errsz, "%s", m->errmsg);
+			goto fail;
+		}
+		*err = 0;
+		return m;
+	}
+	/* The raw samples beside the output, named so that an interrupted
+	 * build's sweep removes them (see ts_writer_sweep). */
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path + 1) : 0;
+	ts_buf b = {0};
+	if (ts_buf_printf(&b, "%.*s.%s.raw.part-%ld", dlen, path, path + dlen, owner_pid)) {
+		snprintf(errbuf, errsz, "%s: out of memory", path);
+		goto fail;
+	}
+	m->raw_path = b.data;
+	m->raw = fopen(m->raw_path, "w+b");
+	if (!m->raw) {
+		*err = TS_EIO;
+		snprintf(errbuf, errsz, "%s: cannot write: %s", m->raw_path, strerror(errno));
+		goto fail;
+	}
+	m->in_meter =
+	    ebur128_init(1, (unsigned long)in_rate, EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM);
+	if (!m->in_meter) {
+		snprintf(errbuf, errsz, "%s: out of memory", path);
+		goto fail;
+	}
+	*err = 0;
+	return m;
+fail:
+	ts_master_abort(m);
+	return NULL;
+}
+
+int ts_master_write(void *ud, const int16_t *s, size_t n)
+{
+	ts_master *m = ud;
+	m->frames_in += n;
+	if (!m->o.normalize) {
+		if (!m->rs) {
+			int rc = ts_writer_write(m->w, s, n);
+			if (rc)
+				snprintf(m->errmsg, sizeof m->errmsg, "%s", ts_writer_errmsg(m->w));
+			else
+				m->frames_out += n;
+			return rc;
+		}
+		float f[BLOCK];
+		while (n > 0) {
+			size_t k = n < BLOCK ? n : BLOCK;
+			for (size_t i = 0; i < k; i++)
+				f[i] = s[i] / 32768.0f;
+			int rc = resample_emit(m, m->rs, f, k);
+			if (rc)
+				return rc;
+			s += k;
+			n -= k;
+		}
+		return 0;
+	}
+	if (fwrite(s, sizeof *s, n, m->raw) != n) {
+		snprintf(m->errmsg, sizeof m->errmsg, "%s: write failed: %s", m->raw_path,
+		         strerror(errno));
+		return TS_EIO;
+	}
+	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
+		return fail(m, TS_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Pass 2 with a gain in dB: read the raw file, level, limit, measure,
+ * resample, encode.  Fills rep's output figures. */
+static int render(ts_master *m, double gain_db, ts_master_report *rep, char *errbuf, size_t errsz)
+{
+	int rc = 0;
+	limiter *l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20));
+	tp_meter *tp = calloc(1, sizeof *tp);
+	ebur128_state *meter =
+	    ebur128_init(1, (unsigned long)m->in_rate, EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM);
+	soxr_t rs = NULL;
+	m->frames_out = 0;
+	if (!l || !tp || !meter) {
+		rc = fail(m, TS_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (m->out_rate != m->in_rate && !(rs = resampler_new(m))) {
+		rc = TS_EAUDIO;
+		goto out;
+	}
+	if (!(m->w = open_writer(m, errbuf, errsz, &rc))) {
+		snprintf(m->errmsg, sizeof m->errmsg, "%s", errbuf);
+		goto out;
+	}
+	rewind(m->raw);
+	float g = (float)(pow(10, gain_db / 20) / 32768.0);
+	size_t got;
+	int last = 0;
+	while (!last) {
+		size_t y_n;
+		got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
+		if (got < BLOCK) {
+			if (ferror(m->raw)) {
+				rc = TS_EIO;
+				snprintf(m->errmsg, sizeof m->errmsg, "%s: read failed: %s",
+				         m->raw_path, strerror(errno));
+				goto out;
+			}
+			last = 1;
+		}
+		for (size_t i = 0; i < got; i++)
+			m->fbuf[i] = m->ibuf[i] * g;
+		y_n = limiter_run(l, m->fbuf, got, m->ybuf);
+		if (last)
+			y_n += limiter_flush(l, m->ybuf + y_n);
+		if (y_n == 0)
+			continue;
+		meter_add(tp, m->ybuf, y_n);
+		if (ebur128_add_frames_float(meter, m->ybuf, y_n) != EBUR128_SUCCESS) {
+			rc = fail(m, TS_ENOMEM, "out of memory");
+			goto out;
+		}
+		if ((rc = resample_emit(m, rs, m->ybuf, y_n)))
+			goto out;
+	}
+	if ((rc = resample_emit(m, rs, NULL, 0)))
+		goto out;
+	static const float zero[TP_HIST];
+	meter_add(tp, zero, TP_HIST);
+	double lufs;
+	if (ebur128_loudness_global(meter, &lufs) != EBUR128_SUCCESS)
+		lufs = NAN;
+	rep->output_lufs = isfinite(lufs) ? lufs : NAN;
+	rep->true_peak_db = tp->peak > 0 ? 20 * log10(tp->peak) : -INFINITY;
+	rep->limited_s = (double)l->limited / m->in_rate;
+	rep->gain_db = gain_db;
+out:
+	if (rs)
+		soxr_delete(rs);
+	if (meter)
+		ebur128_destroy(&meter);
+	free(tp);
+	limiter_free(l);
+	return rc;
+}
+
+int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t errsz)
+{
+	ts_master_report dummy;
+	int rc = 0;
+	if (!rep)
+		rep = &dummy;
+	*rep = (ts_master_report){
+	    .out_rate = m->out_rate, .input_lufs = NAN, .output_lufs = NAN, .true_peak_db = NAN};
+	if (!m->o.normalize) {
+		if (m->rs && (rc = resample_emit(m, m->rs, NULL, 0))) {
+			snprintf(errbuf, errsz, "%s", m->errmsg);
+			goto out;
+		}
+		rep->frames = m->frames_out;
+		rc = ts_writer_commit(m->w, errbuf, errsz);
+		m->w = NULL;
+		goto out;
+	}
+	m->ibuf = malloc(BLOCK * sizeof *m->ibuf);
+	m->fbuf = malloc(BLOCK * sizeof *m->fbuf);
+	m->ybuf = malloc((BLOCK + 1024) * sizeof *m->ybuf);
+	if (!m->ibuf || !m->fbuf || !m->ybuf || fflush(m->raw) != 0) {
+		rc = m->ibuf && m->fbuf && m->ybuf ? TS_EIO : TS_ENOMEM;
+		snprintf(errbuf, errsz, "%s: %s", m->path,
+		         rc == TS_EIO ? strerror(errno) : "out of memory");
+		goto out;
+	}
+	double in;
+	if (ebur128_loudness_global(m->in_meter, &in) != EBUR128_SUCCESS || !isfinite(in))
+		in = NAN;
+	rep->input_lufs = in;
+	double gain = isfinite(in) ? m->o.target_lufs - in : 0;
+	if (gain > MAX_GAIN_DB)
+		gain = MAX_GAIN_DB;
+	for (int pass = 0;; pass++) {
+		if ((rc = render(m, gain, rep, errbuf, errsz))) {
+			snprintf(errbuf, errsz, "%s", m->errmsg);
+			goto out;
+		}
+		/* The limiter took loudness off: try once more, louder. */
+		double miss = m->o.target_lufs - rep->output_lufs;
+		if (pass > 0 || !isfinite(miss) || fabs(miss) <= RETRY_LU || gain >= MAX_GAIN_DB)
+			break;
+		ts_writer_abort(m->w);
+		m->w = NULL;
+		gain += miss;
+	}
+	rep->frames = m->frames_out;
+	rc = ts_writer_commit(m->w, errbuf, errsz);
+	m->w = NULL;
+out:
+	ts_master_abort(m);
+	return rc;
+}
+
+void ts_master_abort(ts_master *m)
+{
+	if (!m)
+		return;
+	ts_writer_abort(m->w);
+	if (m->rs)
+		soxr_delete(m->rs);
+	if (m->raw)
+		fclose(m->raw);
+	if (m->raw_path)
+		unlink(m->raw_path);
+	if (m->in_meter)
+		ebur128_destroy(&m->in_meter);
+	free(m->raw_path);
+	free(m->path);
+	free(m->ibuf);
+	free(m->fbuf);
+	free(m->ybuf);
+	free(m->rbuf);
+	free(m);
+}
