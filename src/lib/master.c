@@ -155,7 +155,8 @@ typedef struct limiter {
 	/* detector */
 	float xb[TP_HIST + BLOCK + TP_LANES];
 	float q[BLOCK];
-	float q_prev; /* peak between the previous sample and this one */
+	float xs[BLOCK], rq[BLOCK]; /* samples due and their gain requests */
+	float q_prev;               /* peak between the previous sample and this one */
 	uint64_t n_in;
 	/* requests below 1 in the look-ahead window, increasing */
 	struct req {
@@ -220,57 +221,71 @@ static limiter *limiter_new(int rate, double ceiling)
 	return l;
 }
 
-/* One sample x with its gain request r; writes the output sample due
- * (L samples earlier) to *y and returns 1, or returns 0 while the
- * look-ahead fills. */
-static int limiter_pair(limiter *l, float x, float r, float *y)
+/* Samples x[0..n) with their gain requests r[0..n); writes the output
+ * due (each L samples after its input) to y and returns how many: n, or
+ * fewer while the look-ahead fills.  The state lives in locals through
+ * the loop: this runs for every sample. */
+static size_t limiter_pairs(limiter *l, const float *x, const float *r, size_t n, float *y)
 {
-	uint64_t j = l->n_pair++;
-	l->delay[j & l->dmask] = x;
-	if (r < 1) {
-		while (l->dq_len > 0) {
-			struct req *b = &l->dq[(l->dq_head + l->dq_len - 1) & l->dq_mask];
-			if (b->r < r)
-				break;
-			l->dq_len--;
-		}
-		l->dq[(l->dq_head + l->dq_len) & l->dq_mask] = (struct req){j, r};
-		l->dq_len++;
-	}
-	if (j < (uint64_t)l->L)
-		return 0;
-	uint64_t k = j - (uint64_t)l->L; /* window [k, j] */
-	while (l->dq_len > 0 && l->dq[l->dq_head].at < k) {
-		l->dq_head = (l->dq_head + 1) & l->dq_mask;
-		l->dq_len--;
-	}
-	float m = l->dq_len ? l->dq[l->dq_head].r : 1;
+	uint64_t j = l->n_pair;
+	const uint64_t L = (uint64_t)l->L;
 	float e = l->e;
-	if (e < 1) {
-		e += (1 - e) * l->rel;
-		if (e > 0.99999f)
-			e = 1;
+	const float rel = l->rel;
+	double esum = l->esum;
+	const double inv = l->inv_len;
+	size_t epos = l->epos, dq_head = l->dq_head, dq_len = l->dq_len;
+	const size_t dq_mask = l->dq_mask, dmask = l->dmask;
+	long not_one = l->not_one;
+	uint64_t limited = l->limited;
+	float *ering = l->ering, *delay = l->delay;
+	struct req *dq = l->dq;
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++, j++) {
+		delay[j & dmask] = x[i];
+		if (r[i] < 1) {
+			while (dq_len > 0 && dq[(dq_head + dq_len - 1) & dq_mask].r >= r[i])
+				dq_len--;
+			dq[(dq_head + dq_len) & dq_mask] = (struct req){j, r[i]};
+			dq_len++;
+		}
+		if (j < L)
+			continue;
+		uint64_t k = j - L; /* window [k, j] */
+		while (dq_len > 0 && dq[dq_head].at < k) {
+			dq_head = (dq_head + 1) & dq_mask;
+			dq_len--;
+		}
+		float m = dq_len ? dq[dq_head].r : 1;
+		if (e < 1) {
+			e += (1 - e) * rel;
+			if (e > 0.99999f)
+				e = 1;
+		}
+		if (m < e)
+			e = m;
+		float old = ering[epos];
+		not_one += (e != 1) - (old != 1);
+		ering[epos] = e;
+		esum += (double)e - old;
+		epos = epos == L ? 0 : epos + 1;
+		float xk = delay[k & dmask];
+		if (not_one == 0) {
+			esum = (double)(L + 1); /* no drift */
+			y[out++] = xk;
+		} else {
+			y[out++] = xk * (float)(esum * inv);
+			limited++;
+		}
 	}
-	if (m < e)
-		e = m;
+	l->n_pair = j;
 	l->e = e;
-	float old = l->ering[l->epos];
-	if (old != 1 || e != 1) {
-		l->not_one += (e != 1) - (old != 1);
-		l->ering[l->epos] = e;
-		l->esum += (double)e - old;
-		if (l->not_one == 0)
-			l->esum = l->L + 1; /* no drift */
-	}
-	l->epos = l->epos == (size_t)l->L ? 0 : l->epos + 1;
-	float xk = l->delay[k & l->dmask];
-	if (l->not_one == 0) {
-		*y = xk;
-	} else {
-		*y = xk * (float)(l->esum * l->inv_len);
-		l->limited++;
-	}
-	return 1;
+	l->esum = esum;
+	l->epos = epos;
+	l->dq_head = dq_head;
+	l->dq_len = dq_len;
+	l->not_one = not_one;
+	l->limited = limited;
+	return out;
 }
 
 /* Limit n samples of x; writes to y the output due, returns how many
@@ -286,19 +301,23 @@ static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
 			interp_peaks(l->xb, k, l->q, l->c);
 		/* Sample s = n_in + i - TP_DELAY is now fully known: its own
 		 * value and the peaks on both sides of it. */
-		for (size_t i = 0; i < k; i++) {
-			uint64_t s = l->n_in + i;
+		size_t first = l->n_in >= TP_DELAY ? 0 : (size_t)(TP_DELAY - l->n_in);
+		if (first > k)
+			first = k;
+		float q_prev = l->q_prev;
+		for (size_t i = 0; i < first; i++)
+			q_prev = quiet ? 0 : l->q[i];
+		size_t cnt = 0;
+		for (size_t i = first; i < k; i++, cnt++) {
 			float q = quiet ? 0 : l->q[i];
-			if (s < TP_DELAY) {
-				l->q_prev = q;
-				continue;
-			}
 			float xs = l->xb[TP_HIST + i - TP_DELAY];
-			float p = max2(fabsf(xs), max2(q, l->q_prev));
-			l->q_prev = q;
-			float r = p > l->c ? l->c / p : 1;
-			out += (size_t)limiter_pair(l, xs, r, y + out);
+			float p = max2(fabsf(xs), max2(q, q_prev));
+			q_prev = q;
+			l->xs[cnt] = xs;
+			l->rq[cnt] = p > l->c ? l->c / p : 1;
 		}
+		l->q_prev = q_prev;
+		out += limiter_pairs(l, l->xs, l->rq, cnt, y + out);
 		l->n_in += k;
 		memmove(l->xb, l->xb + k, TP_HIST * sizeof *x);
 		x += k;
@@ -319,7 +338,8 @@ static size_t limiter_flush(limiter *l, float *y)
 			size_t got = limiter_run(l, zero, 1, y + out);
 			out += got;
 		} else {
-			out += (size_t)limiter_pair(l, 0, 1, y + out);
+			static const float zero1 = 0, one1 = 1;
+			out += limiter_pairs(l, &zero1, &one1, 1, y + out);
 		}
 	}
 	return out;
