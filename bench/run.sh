@@ -22,6 +22,8 @@ log() { printf 'bench: %s\n' "$*" >&2; }
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 # ---- configuration ----------------------------------------------------
 
@@ -75,36 +77,6 @@ trap 'exit 130' INT TERM
 
 # ---- inputs -------------------------------------------------------------
 
-# make_text N FILE [SKIP]: N characters (not counting line ends) of the
-# seed chapters repeated line by line, starting SKIP lines in; the last
-# line is cut to make the count exact.  Lines stay lines (paragraphs).
-make_text() {
-	local n=$1 out=$2 skip=${3:-0} total=0 line k i=0
-	local -a lines=()
-	local f
-	for f in "${seed_files[@]}"; do
-		while IFS= read -r line || [[ -n $line ]]; do
-			line=${line%$'\r'}
-			[[ -n ${line//[[:space:]　]/} ]] && lines+=("$line")
-		done <"$f"
-	done
-	(( ${#lines[@]} > 0 )) || die "the seed chapters are empty"
-	local nl=${#lines[@]}
-	{
-		while (( total < n )); do
-			line=${lines[(skip + i) % nl]}
-			k=${#line}
-			if (( total + k > n )); then
-				line=${line:0:n-total}
-				k=${#line}
-			fi
-			printf '%s\n' "$line"
-			total=$((total + k))
-			i=$((i + 1))
-		done
-	} >"$out"
-}
-
 log "work directory $work"
 mkdir -p "$work/chapters"
 make_text "$chars" "$work/chapters/01.txt" 0
@@ -118,12 +90,6 @@ done
 
 now_ns() { date +%s%N; }
 
-# median and minimum of numbers (one per argument)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{if(NR%2)print a[(NR+1)/2]; else printf "%.3f\n",(a[NR/2]+a[NR/2+1])/2}'; }
-minimum() { printf '%s\n' "$@" | sort -g | head -n1; }
-maximum() { printf '%s\n' "$@" | sort -g | tail -n1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}'; }
 wav_seconds() { # ≈ duration of 22050 Hz 16-bit mono WAV files
 	local total=0 f s
 	for f in "$@"; do
@@ -150,14 +116,16 @@ run_ep() {
 	wait "$p2" || rc=$?
 	return "$rc"
 }
-run_t1() { "$tingshu" build -q --force -j1 -o "$work/out-t1" "$work/chapters"; }
-run_t2() { "$tingshu" build -q --force -j2 -o "$work/out-t2" "$work/chapters"; }
+# Synthesis and stitching alone, as eSpeak's command line does: loudness
+# normalization (the finishing stage) is measured by bench/finishing.sh.
+run_t1() { "$tingshu" build -q --force --loudness off -j1 -o "$work/out-t1" "$work/chapters"; }
+run_t2() { "$tingshu" build -q --force --loudness off -j2 -o "$work/out-t2" "$work/chapters"; }
 
 declare -A label=(
 	[es]="espeak-ng, one at a time"
 	[ep]="espeak-ng, two side by side"
-	[t1]="tingshu build -j1"
-	[t2]="tingshu build -j2"
+	[t1]="tingshu build -j1 (loudness off)"
+	[t2]="tingshu build -j2 (loudness off)"
 )
 declare -A samples=() cpu=()
 

@@ -1,0 +1,39 @@
+# bench/lib.sh - helpers shared by the benchmarks (sourced, not run).
+# The caller sets seed_files (an array of seed chapters) and has die().
+
+# make_text N FILE [SKIP]: N characters (not counting line ends) of the
+# seed chapters repeated line by line, starting SKIP lines in; the last
+# line is cut to make the count exact.  Lines stay lines (paragraphs).
+make_text() {
+	local n=$1 out=$2 skip=${3:-0} total=0 line k i=0
+	local -a lines=()
+	local f
+	for f in "${seed_files[@]}"; do
+		while IFS= read -r line || [[ -n $line ]]; do
+			line=${line%$'\r'}
+			[[ -n ${line//[[:space:]　]/} ]] && lines+=("$line")
+		done <"$f"
+	done
+	(( ${#lines[@]} > 0 )) || die "the seed chapters are empty"
+	local nl=${#lines[@]}
+	{
+		while (( total < n )); do
+			line=${lines[(skip + i) % nl]}
+			k=${#line}
+			if (( total + k > n )); then
+				line=${line:0:n-total}
+				k=${#line}
+			fi
+			printf '%s\n' "$line"
+			total=$((total + k))
+			i=$((i + 1))
+		done
+	} >"$out"
+}
+
+# median and minimum of numbers (one per argument)
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{if(NR%2)print a[(NR+1)/2]; else printf "%.3f\n",(a[NR/2]+a[NR/2+1])/2}'; }
+minimum() { printf '%s\n' "$@" | sort -g | head -n1; }
+maximum() { printf '%s\n' "$@" | sort -g | tail -n1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a/b}'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a<=b)}'; }
