@@ -148,42 +148,48 @@ static void meter_add(tp_meter *m, const float *x, size_t n)
 
 /* ---- limiter ---------------------------------------------------------- */
 
+/* The gain is decided for segments of SEG samples and moves linearly
+ * across each one: the detector and the hold/release/mean run once a
+ * segment, and only the multiply runs for every sample. */
+#define SEG 16
+
 typedef struct limiter {
-	float c; /* detector threshold, linear */
-	int L;   /* look-ahead, samples */
-	float rel;
-	/* detector */
-	float xb[TP_HIST + BLOCK + TP_LANES];
-	float q[BLOCK];
-	float xs[BLOCK], rq[BLOCK]; /* samples due and their gain requests */
-	float q_prev;               /* peak between the previous sample and this one */
-	uint64_t n_in;
-	/* requests below 1 in the look-ahead window, increasing */
+	float c;   /* detector threshold, linear */
+	size_t W;  /* look-ahead, in segments */
+	float rel; /* release per segment */
+	/* the signal: a ring of the last samples */
+	float *ring;
+	size_t rmask;
+	uint64_t n_in, until; /* samples taken; to the next segment's end */
+	uint64_t end;         /* while flushing: the samples to put out */
+	/* gain requests of the boundaries below 1 in the window, increasing */
 	struct req {
 		uint64_t at;
 		float r;
 	} * dq;
 	size_t dq_head, dq_len, dq_mask;
-	/* release state and the moving mean of e */
+	float r_prev; /* request of the previous segment */
+	/* release state and the moving mean of e over W + 1 boundaries */
 	float e;
 	float *ering;
 	double esum, inv_len;
 	size_t epos;
-	long not_one; /* e values != 1 in the ring */
-	/* the signal, delayed */
-	float *delay;
-	size_t dmask;
-	uint64_t n_pair; /* (x, r) pairs taken */
+	long not_one;     /* e values != 1 in the ring */
+	float g_prev;     /* gain at the previous boundary */
+	uint64_t n_bound; /* boundaries with a request */
+	uint64_t n_out;
 	uint64_t limited;
+	float xb[TP_HIST + SEG + 1 + TP_LANES];
+	float q[SEG + 1 + TP_LANES];
 } limiter;
 
 static void limiter_free(limiter *l)
 {
 	if (!l)
 		return;
+	free(l->ring);
 	free(l->dq);
 	free(l->ering);
-	free(l->delay);
 	free(l);
 }
 
@@ -194,154 +200,150 @@ static limiter *limiter_new(int rate, double ceiling)
 		return NULL;
 	tp_init();
 	l->c = (float)ceiling;
-	l->L = (int)lround(LOOKAHEAD_MS * rate / 1000.0);
-	if (l->L < 1)
-		l->L = 1;
-	l->rel = (float)(1 - exp(-1000.0 / (RELEASE_MS * rate)));
+	size_t L = (size_t)lround(LOOKAHEAD_MS * rate / 1000.0);
+	l->W = (L + SEG - 1) / SEG;
+	if (l->W < 1)
+		l->W = 1;
+	l->rel = (float)(1 - exp(-1000.0 * SEG / (RELEASE_MS * rate)));
 	l->e = 1;
+	l->g_prev = 1;
+	l->r_prev = 1;
+	l->until = SEG + TP_DELAY;
+	l->end = UINT64_MAX;
 	size_t d = 1;
-	while (d < (size_t)l->L + TP_DELAY + 2)
+	while (d < (l->W + 4) * SEG + TP_DELAY)
 		d <<= 1;
-	l->dmask = d - 1;
+	l->rmask = d - 1;
 	size_t cap = 1;
-	while (cap < (size_t)l->L + 2)
+	while (cap < l->W + 2)
 		cap <<= 1;
 	l->dq_mask = cap - 1;
+	l->ring = calloc(d, sizeof *l->ring);
 	l->dq = malloc(cap * sizeof *l->dq);
-	l->ering = malloc(((size_t)l->L + 1) * sizeof *l->ering);
-	l->delay = calloc(d, sizeof *l->delay);
-	if (!l->dq || !l->ering || !l->delay) {
+	l->ering = malloc((l->W + 1) * sizeof *l->ering);
+	if (!l->ring || !l->dq || !l->ering) {
 		limiter_free(l);
 		return NULL;
 	}
-	for (int i = 0; i <= l->L; i++)
+	for (size_t i = 0; i <= l->W; i++)
 		l->ering[i] = 1;
-	l->esum = l->L + 1;
-	l->inv_len = 1.0 / (l->L + 1);
+	l->esum = (double)(l->W + 1);
+	l->inv_len = 1.0 / (double)(l->W + 1);
 	return l;
 }
 
-/* Samples x[0..n) with their gain requests r[0..n); writes the output
- * due (each L samples after its input) to y and returns how many: n, or
- * fewer while the look-ahead fills.  The state lives in locals through
- * the loop: this runs for every sample. */
-static size_t limiter_pairs(limiter *l, const float *x, const float *r, size_t n, float *y)
+/* The largest true-peak estimate around segment s: its samples and the
+ * oversampled points between them and next to them. */
+static float segment_peak(limiter *l, uint64_t s)
 {
-	uint64_t j = l->n_pair;
-	const uint64_t L = (uint64_t)l->L;
-	float e = l->e;
-	const float rel = l->rel;
-	double esum = l->esum;
-	const double inv = l->inv_len;
-	size_t epos = l->epos, dq_head = l->dq_head, dq_len = l->dq_len;
-	const size_t dq_mask = l->dq_mask, dmask = l->dmask;
-	long not_one = l->not_one;
-	uint64_t limited = l->limited;
-	float *ering = l->ering, *delay = l->delay;
-	struct req *dq = l->dq;
-	size_t out = 0;
-	for (size_t i = 0; i < n; i++, j++) {
-		delay[j & dmask] = x[i];
-		if (r[i] < 1) {
-			while (dq_len > 0 && dq[(dq_head + dq_len - 1) & dq_mask].r >= r[i])
-				dq_len--;
-			dq[(dq_head + dq_len) & dq_mask] = (struct req){j, r[i]};
-			dq_len++;
-		}
-		if (j < L)
-			continue;
-		uint64_t k = j - L; /* window [k, j] */
-		while (dq_len > 0 && dq[dq_head].at < k) {
-			dq_head = (dq_head + 1) & dq_mask;
-			dq_len--;
-		}
-		float m = dq_len ? dq[dq_head].r : 1;
-		if (e < 1) {
-			e += (1 - e) * rel;
-			if (e > 0.99999f)
-				e = 1;
-		}
-		if (m < e)
-			e = m;
-		float old = ering[epos];
-		not_one += (e != 1) - (old != 1);
-		ering[epos] = e;
-		esum += (double)e - old;
-		epos = epos == L ? 0 : epos + 1;
-		float xk = delay[k & dmask];
-		if (not_one == 0) {
-			esum = (double)(L + 1); /* no drift */
-			y[out++] = xk;
-		} else {
-			y[out++] = xk * (float)(esum * inv);
-			limited++;
-		}
+	uint64_t from = s * SEG - TP_DELAY; /* wraps below 0: the ring's zeros */
+	float top = 0, own = 0;
+	for (size_t i = 0; i < TP_HIST + SEG + 1; i++) {
+		float v = l->ring[(from + i) & l->rmask];
+		l->xb[i] = v;
+		top = max2(top, fabsf(v));
+		if (i >= TP_DELAY && i < TP_DELAY + SEG)
+			own = max2(own, fabsf(v));
 	}
-	l->n_pair = j;
+	if (top * tp_bound <= l->c)
+		return own;
+	interp_peaks(l->xb, SEG + 1, l->q, l->c);
+	return max2(own, abs_max(l->q, SEG + 1));
+}
+
+/* Put out segment s (its samples that are due) with the gain moving from
+ * g0 to g1 across it. */
+static size_t put_segment(limiter *l, uint64_t s, float g0, float g1, float *y)
+{
+	size_t n = SEG;
+	if (s * SEG + n > l->end)
+		n = l->end > s * SEG ? (size_t)(l->end - s * SEG) : 0;
+	const float *x = l->ring + ((s * SEG) & l->rmask); /* SEG divides the ring */
+	if (g0 == 1 && g1 == 1) {
+		memcpy(y, x, n * sizeof *y);
+	} else {
+		float step = (g1 - g0) / SEG;
+		for (size_t i = 0; i < n; i++)
+			y[i] = x[i] * (g0 + step * (float)i);
+		l->limited += n;
+	}
+	l->n_out += n;
+	return n;
+}
+
+/* Segment s is complete, with the samples the detector needs after it:
+ * its request joins the boundaries', and the segment the look-ahead has
+ * passed goes out.  Returns the samples written to y. */
+static size_t segment_done(limiter *l, uint64_t s, float *y)
+{
+	float p = segment_peak(l, s);
+	float r = p > l->c ? l->c / p : 1;
+	/* Boundary s lies between segments s-1 and s: both must fit. */
+	float q = r < l->r_prev ? r : l->r_prev;
+	l->r_prev = r;
+	uint64_t b = l->n_bound++;
+	if (q < 1) {
+		while (l->dq_len > 0 && l->dq[(l->dq_head + l->dq_len - 1) & l->dq_mask].r >= q)
+			l->dq_len--;
+		l->dq[(l->dq_head + l->dq_len) & l->dq_mask] = (struct req){b, q};
+		l->dq_len++;
+	}
+	if (b < l->W)
+		return 0;
+	uint64_t k = b - l->W; /* boundary k: the requests of [k, k + W] are known */
+	while (l->dq_len > 0 && l->dq[l->dq_head].at < k) {
+		l->dq_head = (l->dq_head + 1) & l->dq_mask;
+		l->dq_len--;
+	}
+	float m = l->dq_len ? l->dq[l->dq_head].r : 1;
+	float e = l->e;
+	if (e < 1) {
+		e += (1 - e) * l->rel;
+		if (e > 0.99999f)
+			e = 1;
+	}
+	if (m < e)
+		e = m;
 	l->e = e;
-	l->esum = esum;
-	l->epos = epos;
-	l->dq_head = dq_head;
-	l->dq_len = dq_len;
-	l->not_one = not_one;
-	l->limited = limited;
+	float old = l->ering[l->epos];
+	l->not_one += (e != 1) - (old != 1);
+	l->ering[l->epos] = e;
+	l->esum += (double)e - old;
+	l->epos = l->epos == l->W ? 0 : l->epos + 1;
+	float g = 1;
+	if (l->not_one == 0)
+		l->esum = (double)(l->W + 1); /* no drift */
+	else
+		g = (float)(l->esum * l->inv_len);
+	size_t out = k > 0 ? put_segment(l, k - 1, l->g_prev, g, y) : 0;
+	l->g_prev = g;
 	return out;
 }
 
-/* Limit n samples of x; writes to y the output due, returns how many
- * (n, once the look-ahead is full). */
+/* Limit n samples of x; writes to y the output due and returns how many
+ * (about n, give or take a segment, once the look-ahead is full). */
 static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
 {
 	size_t out = 0;
-	while (n > 0) {
-		size_t k = n < BLOCK ? n : BLOCK;
-		memcpy(l->xb + TP_HIST, x, k * sizeof *x);
-		int quiet = abs_max(l->xb, TP_HIST + k) * tp_bound <= l->c;
-		if (!quiet)
-			interp_peaks(l->xb, k, l->q, l->c);
-		/* Sample s = n_in + i - TP_DELAY is now fully known: its own
-		 * value and the peaks on both sides of it. */
-		size_t first = l->n_in >= TP_DELAY ? 0 : (size_t)(TP_DELAY - l->n_in);
-		if (first > k)
-			first = k;
-		float q_prev = l->q_prev;
-		for (size_t i = 0; i < first; i++)
-			q_prev = quiet ? 0 : l->q[i];
-		size_t cnt = 0;
-		for (size_t i = first; i < k; i++, cnt++) {
-			float q = quiet ? 0 : l->q[i];
-			float xs = l->xb[TP_HIST + i - TP_DELAY];
-			float p = max2(fabsf(xs), max2(q, q_prev));
-			q_prev = q;
-			l->xs[cnt] = xs;
-			l->rq[cnt] = p > l->c ? l->c / p : 1;
+	for (size_t i = 0; i < n; i++) {
+		l->ring[l->n_in++ & l->rmask] = x[i];
+		if (--l->until == 0) {
+			l->until = SEG;
+			out += segment_done(l, (l->n_in - TP_DELAY) / SEG - 1, y + out);
 		}
-		l->q_prev = q_prev;
-		out += limiter_pairs(l, l->xs, l->rq, cnt, y + out);
-		l->n_in += k;
-		memmove(l->xb, l->xb + k, TP_HIST * sizeof *x);
-		x += k;
-		n -= k;
 	}
 	return out;
 }
 
 /* Push the last samples out: feed silence until every sample taken has
- * come out; writes at most TP_DELAY + L samples to y. */
+ * come out; writes at most (W + 3) * SEG samples to y. */
 static size_t limiter_flush(limiter *l, float *y)
 {
-	static const float zero[TP_DELAY + 1];
+	static const float zero[SEG];
 	size_t out = 0;
-	uint64_t total = l->n_in;
-	while (l->n_pair < total + (uint64_t)l->L) {
-		if (l->n_in < total + TP_DELAY) {
-			size_t got = limiter_run(l, zero, 1, y + out);
-			out += got;
-		} else {
-			static const float zero1 = 0, one1 = 1;
-			out += limiter_pairs(l, &zero1, &one1, 1, y + out);
-		}
-	}
+	l->end = l->n_in;
+	while (l->n_out < l->end)
+		out += limiter_run(l, zero, SEG, y + out);
 	return out;
 }
 
@@ -445,8 +447,9 @@ static int emit(ts_master *m, const float *y, size_t n)
 		size_t k = n < BLOCK ? n : BLOCK;
 		for (size_t i = 0; i < k; i++) {
 			float v = y[i] * 32768.0f;
-			v = v > 32767.0f ? 32767.0f : v < -32768.0f ? -32768.0f : v;
-			s[i] = (int16_t)(v < 0 ? v - 0.5f : v + 0.5f); /* round half away */
+			v = v > 32767.0f ? 32767.0f : v;
+			v = v < -32768.0f ? -32768.0f : v;
+			s[i] = (int16_t)lrintf(v);
 		}
 		int rc = ts_writer_write(m->w, s, k);
 		if (rc) {
