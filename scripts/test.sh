@@ -1,8 +1,8 @@
 #!/bin/sh
 # Set up, build, and run the whole test suite: a normal build (with the
-# valgrind end-to-end test), an AddressSanitizer/UBSan build, and short
-# libFuzzer runs of the text front end and of the WebVTT reader and
-# read-along page (clang, ASan and UBSan).
+# valgrind end-to-end test and the browser test), an AddressSanitizer/UBSan
+# build, and short libFuzzer runs of the text front end and of the WebVTT
+# reader and read-along page (clang, ASan and UBSan).
 # Usage: scripts/test.sh
 set -eu
 cd "$(dirname "$0")/.."
