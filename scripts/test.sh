@@ -1,7 +1,8 @@
 #!/bin/sh
 # Set up, build, and run the whole test suite: a normal build (with the
-# valgrind end-to-end test), an AddressSanitizer/UBSan build, and a short
-# libFuzzer run of the text front end (clang, ASan and UBSan).
+# valgrind end-to-end test and the browser test), an AddressSanitizer/UBSan
+# build, and short libFuzzer runs of the text front end and of the WebVTT
+# reader and read-along page (clang, ASan and UBSan).
 # Usage: scripts/test.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,5 +19,5 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 CC=clang cmake -S . -B build-fuzz -DTINGSHU_FUZZ=ON -DTINGSHU_FUZZ_SECONDS=60 >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_frontend
+cmake --build build-fuzz -j"$jobs" --target fuzz_frontend fuzz_readalong
 ctest --test-dir build-fuzz --output-on-failure -L fuzz

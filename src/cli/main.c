@@ -7,6 +7,7 @@
 #include "input.h"
 #include "lang.h"
 #include "output.h"
+#include "readalong.h"
 #include "util.h"
 #include "voice.h"
 #include "write.h"
@@ -153,6 +154,8 @@ static const char build_help[] =
     "  manifest.json        book title, voice, settings, and each chapter's title,\n"
     "                       source, audio file, duration, sentences and characters\n"
     "  playlist.m3u         the chapters in order\n"
+    "  index.html           read-along page: open it in a browser to play the\n"
+    "                       chapters and follow the text as it is read\n"
     "Files appear under their final names only when complete.\n";
 
 static const char text_help[] =
@@ -952,6 +955,20 @@ static int cmd_build(int argc, char **argv)
 	if (ts_playlist(&text, ts_book_title(book), entries, ok) ||
 	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err,
 	                       sizeof err)) {
+		msg("error", "%s", err);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	/* The read-along page last: it reads the timing files of the chapters. */
+	char page_path[PATH_MAX];
+	snprintf(page_path, sizeof page_path, "%s/index.html", outdir);
+	ts_buf_clear(&text);
+	if (ts_readalong_html(&text, outdir, ts_book_title(book), entries, ok, on_diag, NULL)) {
+		msg("error", "%s: out of memory", page_path);
+		status = EXIT_FAILED;
+		goto out;
+	}
+	if (ts_write_text_file(page_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
 		msg("error", "%s", err);
 		status = EXIT_FAILED;
 		goto out;

@@ -28,6 +28,7 @@ typedef struct ts_chapter_entry {
 	const char *title;
 	const char *source;
 	const char *audio; /* file name inside the output folder */
+	const char *vtt;   /* its WebVTT sentence timing in the output folder, or NULL */
 	double duration_s;
 	size_t sentences;
 	size_t chars;

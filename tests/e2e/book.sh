@@ -96,5 +96,18 @@ done
 mapfile -t listed < <(grep -v '^#' out/playlist.m3u | grep -v '^[[:space:]]*$' | tr -d '\r')
 [ "${listed[*]}" = "${audio[*]}" ] || fail "playlist order '${listed[*]}' is not the book order '${audio[*]}'"
 
+# The read-along page lists the chapters in book order, linked to their
+# audio (the browser test, tests/browser, checks what the page does).
+P=out/index.html
+if [ -f "$P" ]; then
+	grep -q '<h1>测试之书</h1>' "$P" || fail "index.html does not show the book title"
+	mapfile -t linked < <(grep -o '<li><a href="[^"]*"' "$P" | sed 's/^<li><a href="//; s/"$//')
+	[ "${linked[*]}" = "${audio[*]}" ] ||
+		fail "index.html links '${linked[*]}', not the chapters in book order '${audio[*]}'"
+	grep -qE '(src|href)="(https?:|//)' "$P" && fail "index.html links outside the folder"
+else
+	fail "no index.html in the output folder"
+fi
+
 no_temp_files out book
 e2e_finish

@@ -73,13 +73,13 @@ if jq -e 'has("duration_s")' "$M" >/dev/null; then
 		fail "manifest: book duration_s is not the sum of the chapters"
 fi
 
-# Nothing else: 2 audio files, manifest, playlist (and maybe timing
-# sidecars); no temporary files, no subfolders.
+# Nothing else: 2 audio files, manifest, playlist, the read-along page
+# (and maybe timing sidecars); no temporary files, no subfolders.
 no_temp_files "$OUT" "seeds"
 n=$(find "$OUT" -mindepth 1 -name '*.wav' | wc -l)
 [ "$n" -eq 2 ] || fail "$OUT holds $n .wav files, expected 2"
 other=$(find "$OUT" -mindepth 1 ! -name '*.wav' ! -name manifest.json ! -name playlist.m3u \
-	! -name '*.srt' ! -name '*.vtt' ! -name '*.lrc' -printf '%f ')
+	! -name index.html ! -name '*.srt' ! -name '*.vtt' ! -name '*.lrc' -printf '%f ')
 [ -z "$other" ] || fail "unexpected entries in $OUT: $other"
 
 e2e_finish

@@ -1,0 +1,90 @@
+/* fuzz_readalong.c - libFuzzer target for the WebVTT reader and the
+ * read-along page.  The input is read as a timing file, and its first
+ * line also serves as the book and chapter title.
+ *
+ * Properties beyond "no crash, no sanitizer report": cues come out sorted,
+ * with end >= start and non-empty, valid UTF-8 text free of control
+ * characters; the page is valid UTF-8 and nothing in it opens or closes
+ * an element the page does not make itself (one <style>, the page's
+ * script plus one JSON script when there are cues, no comment). */
+#define _GNU_SOURCE
+#include "readalong.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/fuzz_readalong.XXXXXX";
+static int have_dir;
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t k = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		k++;
+	return k;
+}
+
+static void check_cues(const ts_cue *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(c[i].text);
+		if (!(c[i].end >= c[i].start) || (i && c[i].start < c[i - 1].start) || len == 0 ||
+		    ts_utf8_check(c[i].text, len, 1) != len)
+			abort();
+		for (size_t k = 0; k < len; k++)
+			if ((unsigned char)c[i].text[k] < 0x20 || c[i].text[k] == 0x7F)
+				abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!have_dir) {
+		if (!mkdtemp(dir))
+			abort();
+		have_dir = 1;
+	}
+	ts_cue *cues;
+	size_t n;
+	int rc = ts_vtt_parse((const char *)data, size, &cues, &n);
+	if (rc != 0 && rc != TS_EINVAL)
+		abort();
+	if (rc == 0)
+		check_cues(cues, n);
+	ts_cues_free(cues, rc == 0 ? n : 0);
+
+	char path[sizeof dir + 16];
+	snprintf(path, sizeof path, "%s/c.vtt", dir);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+		abort();
+	size_t tl = 0;
+	while (tl < size && tl < 200 && data[tl] != '\n' && data[tl] != '\0')
+		tl++;
+	char *title = ts_strndup((const char *)data, tl);
+	if (!title)
+		abort();
+	ts_chapter_entry ch = {.index = 1,
+	                       .title = title,
+	                       .audio = "001-<a>&\"'.wav",
+	                       .vtt = "c.vtt",
+	                       .duration_s = 1};
+	ts_buf page = {0};
+	if (ts_readalong_html(&page, dir, title, &ch, 1, NULL, NULL) != 0)
+		abort();
+	size_t scripts = 1 + (rc == 0 && n > 0);
+	if (ts_utf8_check(page.data, page.len, 1) != page.len || strlen(page.data) != page.len ||
+	    count(page.data, "<script") != scripts || count(page.data, "</script") != scripts ||
+	    count(page.data, "<style") != 1 || count(page.data, "</style") != 1 ||
+	    count(page.data, "<!--") != 0 || count(page.data, "<a>") != 0)
+		abort();
+	ts_buf_free(&page);
+	free(title);
+	return 0;
+}

@@ -1,0 +1,282 @@
+/* test_readalong.c - the WebVTT reader and the read-along page: cues from
+ * well-formed and damaged files, the page of a small book against its
+ * golden file (its CSS and script left out: the browser test checks what
+ * they do), and text from the book that tries to become markup.
+ *
+ * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (timing files are written
+ * there). */
+#include "check.h"
+#include "readalong.h"
+#include "util.h"
+
+#include <sys/stat.h>
+
+static const char *scratch;
+
+static void write_text(const char *name, const char *text)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", scratch, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(text, 1, strlen(text), f) != strlen(text)) {
+		fprintf(stderr, "%s: cannot write\n", path);
+		check_failures++;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* Parse text and compare with the expected cues, given as "start end text"
+ * lines (times with 3 decimals). */
+static void cues_are(const char *label, const char *text, size_t len, const char *want)
+{
+	ts_cue *c;
+	size_t n;
+	int rc = ts_vtt_parse(text, len, &c, &n);
+	if (rc) {
+		fprintf(stderr, "%s: ts_vtt_parse returned %d\n", label, rc);
+		check_failures++;
+		return;
+	}
+	ts_buf got = {0};
+	for (size_t i = 0; i < n; i++)
+		ts_buf_printf(&got, "%.3f %.3f %s\n", c[i].start, c[i].end, c[i].text);
+	if (strcmp(got.data ? got.data : "", want) != 0) {
+		fprintf(stderr, "%s: cues differ\n--- want:\n%s--- got:\n%s", label, want,
+		        got.data ? got.data : "");
+		check_failures++;
+	}
+	for (size_t i = 0; i < n; i++)
+		CHECK(ts_utf8_check(c[i].text, strlen(c[i].text), 1) == strlen(c[i].text));
+	ts_buf_free(&got);
+	ts_cues_free(c, n);
+}
+
+static void rejected(const char *text, size_t len)
+{
+	ts_cue *c = (ts_cue *)1;
+	size_t n = 1;
+	if (ts_vtt_parse(text, len, &c, &n) != TS_EINVAL || c || n) {
+		fprintf(stderr, "not rejected as WebVTT: \"%.*s\"\n", (int)len, text);
+		check_failures++;
+	}
+}
+
+static void test_vtt(void)
+{
+	/* What tingshu writes: a cue per sentence, the title first. */
+	const char *plain = "WEBVTT\n\n"
+	                    "00:00:00.300 --> 00:00:02.100\n第一章 风起\n\n"
+	                    "00:00:02.100 --> 00:00:05.250\n天刚亮，他说：&lt;好&gt; &amp; 走。\n";
+	cues_are("plain", plain, strlen(plain),
+	         "0.300 2.100 第一章 风起\n2.100 5.250 天刚亮，他说：<好> & 走。\n");
+
+	/* Byte-order mark, CRLF and CR lines, a header, NOTE/STYLE/REGION
+	 * blocks, identifiers, settings, hours left out, ',' for '.', tags,
+	 * references, lines joined, a timing line inside a cue's text. */
+	const char *rich =
+	    "\xEF\xBB\xBFWEBVTT - a title\r\nKind: captions\r\n\r\n"
+	    "NOTE a note --> with an arrow?\r\nsecond line\r\n\r\n"
+	    "STYLE\r\n::cue { color: red }\r\n\r\n"
+	    "REGION\rid:r1\r\r"
+	    "intro\n01:02.5 --> 01:04,25 align:start line:0\n"
+	    "<v 旁白>他笑了，</v>\n<c.loud>“走吧。”</c>\n\n"
+	    "2\n1:00:00.000 --> 1:00:01.000\nHello\nworld &#x4E2D;&#25991; &nbsp;&lrm;x\n"
+	    "00:05.000 --> 00:06.000\n<b>粗</b>&unknown; & &#0; &#xD800;\n";
+	cues_are("rich", rich, strlen(rich),
+	         "5.000 6.000 粗&unknown; & \xEF\xBF\xBD \xEF\xBF\xBD\n"
+	         "62.500 64.250 他笑了，“走吧。”\n"
+	         "3600.000 3601.000 Hello world 中文 \xC2\xA0\xE2\x80\x8Ex\n");
+
+	/* Damage: bad timing lines, end before start, seconds past 59, empty
+	 * text, a block of junk, invalid UTF-8, NUL and control bytes. */
+	const char damaged[] = "WEBVTT\n\n"
+	                       "junk line\nmore junk\n\n"
+	                       "NOTE\nnote text\n00:00.500 --> 00:00.700\nafter a note\n\n"
+	                       "00:01.000 -> 00:02.000\nno arrow\n\n"
+	                       "00:03.000 --> 00:02.000\nends before it starts\n\n"
+	                       "00:61.000 --> 00:62.000\nsixty-one seconds\n\n"
+	                       "00:01.000 --> 00:02.000x\ntrailing junk\n\n"
+	                       "00:04.000 --> 00:05.000\n<only a tag>\n\n"
+	                       "00:06.000 --> 00:07.000\nbad \xFF\xC3 byte\x01\x7F\tand\0nul\n\n"
+	                       "00:08.000 --> 00:08.000\nzero length\n\n"
+	                       "00:09.000 --> 00:10.000\n<unclosed tag\n";
+	cues_are("damaged", damaged, sizeof damaged - 1,
+	         "0.500 0.700 after a note\n6.000 7.000 bad \xEF\xBF\xBD\xEF\xBF\xBD byte andnul\n"
+	         "8.000 8.000 zero length\n");
+
+	/* Out of order in the file: sorted, equal starts keep their order. */
+	const char *order = "WEBVTT\n\n00:03.000 --> 00:04.000\nc\n\n00:01.000 --> 00:02.000\na\n\n"
+	                    "00:03.000 --> 00:03.500\nd\n\n00:02.000 --> 00:03.000\nb\n";
+	cues_are("order", order, strlen(order),
+	         "1.000 2.000 a\n2.000 3.000 b\n3.000 4.000 c\n3.000 3.500 d\n");
+
+	/* A timing line right after the signature, with no blank line. */
+	const char *tight = "WEBVTT\n00:00.000 --> 00:01.000\n一\n";
+	cues_are("tight", tight, strlen(tight), "0.000 1.000 一\n");
+
+	const char *none = "WEBVTT\n";
+	cues_are("no cues", none, strlen(none), "");
+	cues_are("signature alone", "WEBVTT", 6, "");
+
+	rejected("", 0);
+	rejected("WEBVT", 5);
+	rejected("WEBVTTX\n", 8);
+	rejected("webvtt\n", 7);
+	rejected("\n\nWEBVTT\n", 9);
+	rejected("WEBVTT\0\n", 8);
+	const char *srt = "1\n00:00:00,000 --> 00:00:01,000\nan SRT file\n";
+	rejected(srt, strlen(srt));
+}
+
+static int diag_count;
+static char diag_last[1024];
+
+static void on_diag(void *ud, int level, const char *msg)
+{
+	(void)ud;
+	CHECK(level == 0);
+	diag_count++;
+	snprintf(diag_last, sizeof diag_last, "%s", msg);
+}
+
+/* The page with the contents of <style> and of the page's script cut out. */
+static void cut_between(ts_buf *page, const char *open, const char *close)
+{
+	char *a = strstr(page->data, open);
+	char *z = a ? strstr(a, close) : NULL;
+	CHECK(a && z);
+	if (!a || !z)
+		return;
+	a += strlen(open);
+	memmove(a, z, strlen(z) + 1);
+	page->len = strlen(page->data);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t k = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		k++;
+	return k;
+}
+
+static void test_page(const char *data_dir)
+{
+	write_text("001-第一章_风起.vtt",
+	           "WEBVTT\n\n00:00:00.300 --> 00:00:02.000\n第一章 风起\n\n"
+	           "00:00:02.000 --> 00:00:04.500\n天刚亮。\n\n"
+	           "00:00:04.500 --> 00:00:07.000\n他说：“&lt;走&gt;吧！”\n");
+	write_text("003-尾声.vtt", "not a timing file\n");
+	ts_chapter_entry ch[] = {
+	    {.index = 1,
+	     .title = "第一章 风起",
+	     .audio = "001-第一章_风起.wav",
+	     .vtt = "001-第一章_风起.vtt",
+	     .duration_s = 7.5},
+	    {.index = 2,
+	     .title = "第二章 雨夜",
+	     .audio = "002-第二章_雨夜.wav",
+	     .duration_s = 3725.4},
+	    {.index = 3,
+	     .title = "尾声",
+	     .audio = "003-尾声.wav",
+	     .vtt = "003-尾声.vtt",
+	     .duration_s = 61},
+	    {.index = 4,
+	     .title = "番外",
+	     .audio = "004-番外.wav",
+	     .vtt = "004-missing.vtt",
+	     .duration_s = 1},
+	};
+	ts_buf page = {0};
+	diag_count = 0;
+	CHECK(ts_readalong_html(&page, scratch, "三国 & 水浒", ch, 4, on_diag, NULL) == 0);
+	CHECK(diag_count == 2);
+	CHECK(strstr(diag_last, "004-missing.vtt") != NULL);
+	/* Nothing can end the page's elements early. */
+	CHECK(count(page.data, "<script") == 2 && count(page.data, "</script") == 2);
+	CHECK(count(page.data, "<style") == 1 && count(page.data, "</style") == 1);
+	CHECK(count(page.data, "<!--") == 0);
+	CHECK(ts_utf8_check(page.data, page.len, 1) == page.len);
+	cut_between(&page, "<style>\n", "</style>");
+	cut_between(&page, "<script>\n", "</script>");
+	char golden[1024];
+	snprintf(golden, sizeof golden, "%s/page.ok", data_dir);
+	check_golden(golden, page.data, page.len);
+
+	/* No chapters: still a page, saying so. */
+	ts_buf_clear(&page);
+	CHECK(ts_readalong_html(&page, scratch, "空", NULL, 0, NULL, NULL) == 0);
+	CHECK(strstr(page.data, "没有章节") != NULL);
+	CHECK(strstr(page.data, "<audio") && !strstr(page.data, "src="));
+	ts_buf_free(&page);
+}
+
+/* Book text that tries to become markup stays text everywhere it goes:
+ * the title, a chapter title, a sentence, a file name. */
+static void test_escaping(void)
+{
+	static const char evil[] = "</script><script>alert(1)</script><!--<b x='1' y=\"2\">&amp;";
+	ts_buf vtt = {0};
+	/* The first sentence as a timing file writer escapes it, the second
+	 * with line separators and a backslash. */
+	ts_buf_printf(&vtt, "WEBVTT\n\n00:00.000 --> 00:01.000\n");
+	for (const char *e = evil; *e; e++)
+		ts_buf_printf(&vtt, "%s",
+		              *e == '&'   ? "&amp;"
+		              : *e == '<' ? "&lt;"
+		              : *e == '>' ? "&gt;"
+		                          : (char[]){*e, 0});
+	ts_buf_printf(&vtt,
+	              "\n\n00:01.000 --> 00:02.000\n&lt;/script&gt;&lt;script&gt;alert(2)&lt;/"
+	              "script&gt; \xE2\x80\xA8 &#x2029; \\u003c\n");
+	write_text("001-evil.vtt", vtt.data);
+	ts_buf_free(&vtt);
+	ts_chapter_entry ch = {.index = 1,
+	                       .title = evil,
+	                       .audio = "001-a#b?c%20d&e'f\"g<h>:i/j\\k l.wav",
+	                       .vtt = "001-evil.vtt",
+	                       .duration_s = 2};
+	ts_buf page = {0};
+	diag_count = 0;
+	CHECK(ts_readalong_html(&page, scratch, evil, &ch, 1, on_diag, NULL) == 0);
+	CHECK(diag_count == 0);
+	const char *p = page.data;
+	/* One element of each kind the page makes itself, and no other. */
+	CHECK(count(p, "<script") == 2 && count(p, "</script") == 2);
+	CHECK(count(p, "<style") == 1 && count(p, "<!--") == 0);
+	CHECK(count(p, "<b ") == 0 && count(p, "<b>") == 0 && count(p, "alert(1)</") == 0);
+	/* The titles as HTML text, in <title>, <h1>, <h2> and the list. */
+	const char *esc =
+	    "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--&lt;b x=&#39;1&#39; "
+	    "y=&quot;2&quot;&gt;&amp;amp;";
+	CHECK(count(p, esc) == 4);
+	/* The sentences as JSON that cannot close its <script>; line
+	 * separators as spaces, a literal backslash-u kept apart from escapes. */
+	CHECK(strstr(p, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"
+	                "\\u003c!--\\u003cb x='1' y=\\\"2\\\"\\u003e\\u0026amp;\"") != NULL);
+	CHECK(strstr(p, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(2)\\u003c/script\\u003e "
+	                "    \\\\u003c\"") != NULL);
+	/* The file name as a relative URL: nothing that ends the attribute,
+	 * starts a query, a fragment, a scheme or a folder. */
+	CHECK(strstr(p, "href=\"001-a%23b%3Fc%2520d%26e%27f%22g%3Ch%3E%3Ai%2Fj%5Ck%20l.wav\"") !=
+	      NULL);
+	ts_buf_free(&page);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_readalong DATA_DIR SCRATCH_DIR\n");
+		return 2;
+	}
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/readalong-scratch", argv[2]);
+	mkdir(dir, 0777);
+	scratch = dir;
+	test_vtt();
+	test_page(argv[1]);
+	test_escaping();
+	return check_done("test_readalong");
+}
