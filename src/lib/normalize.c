@@ -962,8 +962,9 @@ static int numberish(uint32_t c)
 	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
 }
 
-int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_end, ts_buf *out)
+int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out)
 {
+	int line_end = end && end != TS_NORM_SENTENCE_END;
 	ts_buf_clear(&n->in);
 	if (ts_buf_append(&n->in, n->hold.data ? n->hold.data : "", n->hold.len) ||
 	    ts_buf_append(&n->in, text, len))
@@ -1006,14 +1007,14 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_
 			cp = cp - 0xFF10 + '0'; /* full-width digits */
 		n->c[m++] = cp;
 	}
-	/* Unless the line ends here, keep the last characters for the next
-	 * piece: a number there may go on, or what follows it may decide how
-	 * it is read.  The cut never falls inside a number-like run, unless
-	 * the run is longer than the hold: then what is held is not even
-	 * looked at, or a number or word read up to the cut would run past it
-	 * and be read again with the next piece. */
+	/* Unless the line or a sentence ends here, keep the last characters
+	 * for the next piece: a number there may go on, or what follows it
+	 * may decide how it is read.  The cut never falls inside a
+	 * number-like run, unless the run is longer than the hold: then what
+	 * is held is not even looked at, or a number or word read up to the
+	 * cut would run past it and be read again with the next piece. */
 	size_t cut = m, seen = m;
-	if (!line_end) {
+	if (!end) {
 		cut = m > start + CONTEXT ? m - CONTEXT : start;
 		while (cut > start && m - cut < CONTEXT + HOLD_MAX && numberish(n->c[cut - 1]) &&
 		       numberish(n->c[cut]))
