@@ -2,6 +2,7 @@
  * the library together, reports diagnostics and decides the exit code
  * (0 success, 1 some input failed, 2 usage error). */
 #include "build.h"
+#include "cues.h"
 #include "encoding.h"
 #include "g2p.h"
 #include "input.h"
@@ -128,6 +129,9 @@ static const char build_help[] =
     "                       (default: 1; 1.25 is a quarter faster)\n"
     "      --format FMT     audio format: wav (default, 16-bit PCM), flac (lossless,\n"
     "                       about half the size), mp3\n"
+    "      --timing LIST    sentence timing files beside each chapter's audio,\n"
+    "                       comma-separated: srt, vtt, lrc, json (default: srt,vtt);\n"
+    "                       none for no timing files\n"
     "      --encoding NAME  read the input in this encoding instead of detecting it\n"
     "                       (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
     "      --lexicon FILE   your pronunciations, one \"词<TAB>pin1 yin1\" a line; they\n"
@@ -142,8 +146,13 @@ static const char build_help[] =
     "Output folder:\n"
     "  NNN-<title>.wav      one file per chapter (000 is the front matter, if any;\n"
     "                       .flac or .mp3 with --format)\n"
+    "  NNN-<title>.srt      its sentence timing: one cue per sentence, the title\n"
+    "                       first, with the text as written in the book (also .vtt,\n"
+    "                       .lrc and .json, a list of {start, end, text} in seconds,\n"
+    "                       as --timing says)\n"
     "  manifest.json        book title, voice, settings, and each chapter's title,\n"
-    "                       source, audio file, duration, sentences and characters\n"
+    "                       source, audio and timing files, duration, sentences and\n"
+    "                       characters\n"
     "  playlist.m3u         the chapters in order\n"
     "Files appear under their final names only when complete.\n";
 
@@ -599,9 +608,25 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* Is name (inside the output folder) the timing file of format t of one
+ * of this build's chapters? */
+static int is_new_timing(const char *name, int t, char *const *names, size_t n)
+{
+	int found = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		char *p = ts_cues_path(names[i], t);
+		found = p && strcmp(p, name) == 0;
+		free(p);
+	}
+	return found;
+}
+
 /* With --force: remove chapter files of the previous build that this one
- * did not make again (their names come from the old playlist). */
-static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n)
+ * did not make again (their names come from the old playlist): its audio,
+ * and the timing files beside it, of any format this build did not write
+ * for the same name. */
+static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n,
+                         unsigned timing)
 {
 	char line[1024];
 	FILE *f = fopen(old_playlist, "r");
@@ -616,10 +641,18 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 			const char *base = strrchr(names[i], '/');
 			keep = strcmp(base ? base + 1 : names[i], line) == 0;
 		}
+		char p[PATH_MAX];
 		if (!keep) {
-			char p[PATH_MAX];
 			snprintf(p, sizeof p, "%s/%s", outdir, line);
 			unlink(p);
+		}
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			char *old = ts_cues_path(line, t);
+			if (old && !((timing & (1u << t)) && is_new_timing(old, t, names, n))) {
+				snprintf(p, sizeof p, "%s/%s", outdir, old);
+				unlink(p);
+			}
+			free(old);
 		}
 	}
 	fclose(f);
@@ -627,6 +660,7 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 
 static int cmd_build(int argc, char **argv)
 {
+	/* clang-format off */
 	static const struct option opts[] = {
 	    {"output", required_argument, 0, 'o'},   {"jobs", required_argument, 0, 'j'},
 	    {"voice", required_argument, 0, 'V'},    {"voices-dir", required_argument, 0, 'D'},
@@ -634,12 +668,15 @@ static int cmd_build(int argc, char **argv)
 	    {"force", no_argument, 0, 'F'},          {"dry-run", no_argument, 0, 'n'},
 	    {"quiet", no_argument, 0, 'q'},          {"verbose", no_argument, 0, 'v'},
 	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
-	    {"lexicon", required_argument, 0, 'L'},  {0, 0, 0, 0}};
+	    {"lexicon", required_argument, 0, 'L'},  {"timing", required_argument, 0, 'T'},
+	    {0, 0, 0, 0}};
+	/* clang-format on */
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	double rate = 1.0;
 	int force = 0, dry = 0, c, nlex = 0;
+	unsigned timing = TS_CUES_DEFAULT;
 	char *lexicons[MAX_LEXICONS];
 	char *end;
 	while ((c = getopt_long(argc, argv, ":o:j:qvh", opts, NULL)) != -1) {
@@ -677,6 +714,14 @@ static int cmd_build(int argc, char **argv)
 				return usage_error("build", "at most %d --lexicon files",
 				                   MAX_LEXICONS);
 			lexicons[nlex++] = optarg;
+			break;
+		case 'T':
+			if (ts_cues_parse(optarg, &timing))
+				return usage_error(
+				    "build",
+				    "--timing takes a comma-separated list of %s, or "
+				    "none, not '%s'",
+				    ts_cues_names(), optarg);
 			break;
 		case 'n': dry = 1; break;
 		case 'q': quiet = 1; break;
@@ -723,12 +768,14 @@ static int cmd_build(int argc, char **argv)
 	char **names = calloc(n ? n : 1, sizeof *names);
 	ts_chapter_result *results = calloc(n ? n : 1, sizeof *results);
 	ts_chapter_entry *entries = calloc(n ? n : 1, sizeof *entries);
+	char *(*timing_names)[TS_CUES_NFORMATS] = calloc(n ? n : 1, sizeof *timing_names);
 	progress prog = {0};
 	prog.partial = calloc(n ? n : 1, sizeof *prog.partial);
 	prog.partial_samples = calloc(n ? n : 1, sizeof *prog.partial_samples);
 	ts_buf text = {0};
 	int run_started = 0;
-	if (!paths || !names || !results || !entries || !prog.partial || !prog.partial_samples) {
+	if (!paths || !names || !results || !entries || !timing_names || !prog.partial ||
+	    !prog.partial_samples) {
 		msg("error", "out of memory");
 		status = EXIT_FAILED;
 		goto out;
@@ -756,6 +803,14 @@ static int cmd_build(int argc, char **argv)
 		}
 		names[i] = nb.data;
 		paths[i] = pb.data;
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			if ((timing & (1u << t)) &&
+			    !(timing_names[i][t] = ts_cues_path(names[i], t))) {
+				msg("error", "out of memory");
+				status = EXIT_FAILED;
+				goto out;
+			}
+		}
 		prog.total_chars += ch->chars;
 	}
 	if (dry) {
@@ -803,6 +858,7 @@ static int cmd_build(int argc, char **argv)
 	                    .rate_factor = rate,
 	                    .format = fmt,
 	                    .paths = paths,
+	                    .timing = timing,
 	                    .workers = (int)jobs,
 	                    .owner_pid = (long)getpid(),
 	                    .cancel = &interrupted};
@@ -841,6 +897,8 @@ static int cmd_build(int argc, char **argv)
 		e->title = ch->title;
 		e->source = ch->display;
 		e->audio = names[i];
+		for (int t = 0; t < TS_CUES_NFORMATS; t++)
+			e->timing[t] = timing_names[i][t];
 		e->duration_s = (double)results[i].samples / prog.rate;
 		e->sentences = results[i].sentences;
 		e->chars = results[i].chars;
@@ -853,7 +911,7 @@ static int cmd_build(int argc, char **argv)
 	                         .sample_rate = prog.rate,
 	                         .format = fmt->name};
 	if (force)
-		remove_stale(outdir, playlist_path, names, n);
+		remove_stale(outdir, playlist_path, names, n, timing);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
 	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err,
 	                       sizeof err)) {
@@ -884,7 +942,10 @@ out:
 			free(paths[i]);
 		if (names)
 			free(names[i]);
+		for (int t = 0; timing_names && t < TS_CUES_NFORMATS; t++)
+			free(timing_names[i][t]);
 	}
+	free(timing_names);
 	free(paths);
 	free(names);
 	free(results);

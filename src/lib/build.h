@@ -24,7 +24,7 @@ typedef struct ts_chapter_result {
 	int status; /* 0 or a negative code */
 	char errmsg[400];
 	uint64_t samples;  /* audio length */
-	size_t sentences;  /* sentences of the body */
+	size_t sentences;  /* sentences of the body (each has a timing cue) */
 	size_t chars;      /* non-space characters spoken */
 	char warning[400]; /* e.g. characters the voice cannot read; "" if none */
 } ts_chapter_result;
@@ -33,11 +33,15 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
 
 /* Speak chapter ch with syn, voice v and language data lang into the
- * audio file path (written through a temporary name tagged owner_pid).
- * Fills res and returns res->status.  progress may be NULL. */
+ * audio file path (written through a temporary name tagged owner_pid),
+ * with the timing files of the TS_CUES_* formats in timing (0: none)
+ * beside it: a cue for the title, when it is spoken, then one for each
+ * sentence heard, spanning its speech (see cues.h).  The timing files are
+ * put in place only with the audio.  Fills res and returns res->status.
+ * progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud);
+                     const ts_format *fmt, const char *path, unsigned timing, long owner_pid,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
 
 /* What ts_spoken_text() writes. */
 typedef enum ts_text_mode {
@@ -90,6 +94,7 @@ typedef struct ts_build_job {
 	double rate_factor;
 	const ts_format *format;
 	char *const *paths;            /* audio file path of each chapter */
+	unsigned timing;               /* TS_CUES_* formats of timing files beside it */
 	int workers;                   /* >= 1 */
 	long owner_pid;                /* tags temporary files */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
