@@ -2,6 +2,7 @@
  * the library together, reports diagnostics and decides the exit code
  * (0 success, 1 some input failed, 2 usage error). */
 #include "build.h"
+#include "cues.h"
 #include "encoding.h"
 #include "g2p.h"
 #include "input.h"
@@ -137,6 +138,9 @@ static const char build_help[] =
     "                       voice's own rate (22050 for eSpeak NG)\n"
     "      --sentence-pause MS   silence between sentences (default: the preset's)\n"
     "      --paragraph-pause MS  silence between paragraphs (default: the preset's)\n"
+    "      --timing LIST    sentence timing files beside each chapter's audio,\n"
+    "                       comma-separated: srt, vtt, lrc, json (default: srt,vtt);\n"
+    "                       none for no timing files\n"
     "      --encoding NAME  read the input in this encoding instead of detecting it\n"
     "                       (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)\n"
     "      --lexicon FILE   your pronunciations, one \"词<TAB>pin1 yin1\" a line; they\n"
@@ -151,8 +155,13 @@ static const char build_help[] =
     "Output folder:\n"
     "  NNN-<title>.wav      one file per chapter (000 is the front matter, if any;\n"
     "                       .flac or .mp3 with --format)\n"
+    "  NNN-<title>.srt      its sentence timing: one cue per sentence, the title\n"
+    "                       first, with the text as written in the book (also .vtt,\n"
+    "                       .lrc and .json, a list of {start, end, text} in seconds,\n"
+    "                       as --timing says)\n"
     "  manifest.json        book title, voice, settings, and each chapter's title,\n"
-    "                       source, audio file, duration, sentences and characters\n"
+    "                       source, audio and timing files, duration, sentences and\n"
+    "                       characters\n"
     "  playlist.m3u         the chapters in order\n"
     "  index.html           read-along page: open it in a browser to play the\n"
     "                       chapters and follow the text as it is read\n"
@@ -610,9 +619,25 @@ static int file_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
+/* Is name (inside the output folder) the timing file of format t of one
+ * of this build's chapters? */
+static int is_new_timing(const char *name, int t, char *const *names, size_t n)
+{
+	int found = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		char *p = ts_cues_path(names[i], t);
+		found = p && strcmp(p, name) == 0;
+		free(p);
+	}
+	return found;
+}
+
 /* With --force: remove chapter files of the previous build that this one
- * did not make again (their names come from the old playlist). */
-static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n)
+ * did not make again (their names come from the old playlist): its audio,
+ * and the timing files beside it, of any format this build did not write
+ * for the same name. */
+static void remove_stale(const char *outdir, const char *old_playlist, char *const *names, size_t n,
+                         unsigned timing)
 {
 	char line[1024];
 	FILE *f = fopen(old_playlist, "r");
@@ -627,10 +652,18 @@ static void remove_stale(const char *outdir, const char *old_playlist, char *con
 			const char *base = strrchr(names[i], '/');
 			keep = strcmp(base ? base + 1 : names[i], line) == 0;
 		}
+		char p[PATH_MAX];
 		if (!keep) {
-			char p[PATH_MAX];
 			snprintf(p, sizeof p, "%s/%s", outdir, line);
 			unlink(p);
+		}
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			char *old = ts_cues_path(line, t);
+			if (old && !((timing & (1u << t)) && is_new_timing(old, t, names, n))) {
+				snprintf(p, sizeof p, "%s/%s", outdir, old);
+				unlink(p);
+			}
+			free(old);
 		}
 	}
 	fclose(f);
@@ -650,25 +683,21 @@ static int parse_number(const char *s, double lo, double hi, double *out)
 
 static int cmd_build(int argc, char **argv)
 {
-	static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-	                                     {"jobs", required_argument, 0, 'j'},
-	                                     {"voice", required_argument, 0, 'V'},
-	                                     {"voices-dir", required_argument, 0, 'D'},
-	                                     {"rate", required_argument, 0, 'r'},
-	                                     {"format", required_argument, 0, 'f'},
-	                                     {"force", no_argument, 0, 'F'},
-	                                     {"dry-run", no_argument, 0, 'n'},
-	                                     {"quiet", no_argument, 0, 'q'},
-	                                     {"verbose", no_argument, 0, 'v'},
-	                                     {"encoding", required_argument, 0, 'E'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {"lexicon", required_argument, 0, 'L'},
-	                                     {"loudness", required_argument, 0, 'U'},
-	                                     {"true-peak", required_argument, 0, 'P'},
-	                                     {"sample-rate", required_argument, 0, 'R'},
-	                                     {"sentence-pause", required_argument, 0, 'S'},
-	                                     {"paragraph-pause", required_argument, 0, 'G'},
-	                                     {0, 0, 0, 0}};
+	/* clang-format off */
+	static const struct option opts[] = {
+	    {"output", required_argument, 0, 'o'},   {"jobs", required_argument, 0, 'j'},
+	    {"voice", required_argument, 0, 'V'},    {"voices-dir", required_argument, 0, 'D'},
+	    {"rate", required_argument, 0, 'r'},     {"format", required_argument, 0, 'f'},
+	    {"force", no_argument, 0, 'F'},          {"dry-run", no_argument, 0, 'n'},
+	    {"quiet", no_argument, 0, 'q'},          {"verbose", no_argument, 0, 'v'},
+	    {"encoding", required_argument, 0, 'E'}, {"help", no_argument, 0, 'h'},
+	    {"lexicon", required_argument, 0, 'L'},  {"timing", required_argument, 0, 'T'},
+	    {"loudness", required_argument, 0, 'U'}, {"true-peak", required_argument, 0, 'P'},
+	    {"sample-rate", required_argument, 0, 'R'},
+	    {"sentence-pause", required_argument, 0, 'S'},
+	    {"paragraph-pause", required_argument, 0, 'G'},
+	    {0, 0, 0, 0}};
+	/* clang-format on */
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
 	const char *encoding = NULL;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -678,6 +707,7 @@ static int cmd_build(int argc, char **argv)
 	                     .ceiling_dbtp = TS_TRUE_PEAK_DEFAULT};
 	long sentence_pause = -1, paragraph_pause = -1;
 	int force = 0, dry = 0, c, nlex = 0;
+	unsigned timing = TS_CUES_DEFAULT;
 	char *lexicons[MAX_LEXICONS];
 	char *end;
 	while ((c = getopt_long(argc, argv, ":o:j:qvh", opts, NULL)) != -1) {
@@ -754,6 +784,14 @@ static int cmd_build(int argc, char **argv)
 				                   MAX_LEXICONS);
 			lexicons[nlex++] = optarg;
 			break;
+		case 'T':
+			if (ts_cues_parse(optarg, &timing))
+				return usage_error(
+				    "build",
+				    "--timing takes a comma-separated list of %s, or "
+				    "none, not '%s'",
+				    ts_cues_names(), optarg);
+			break;
 		case 'n': dry = 1; break;
 		case 'q': quiet = 1; break;
 		case 'v': verbose = 1; break;
@@ -803,12 +841,14 @@ static int cmd_build(int argc, char **argv)
 	char **names = calloc(n ? n : 1, sizeof *names);
 	ts_chapter_result *results = calloc(n ? n : 1, sizeof *results);
 	ts_chapter_entry *entries = calloc(n ? n : 1, sizeof *entries);
+	char *(*timing_names)[TS_CUES_NFORMATS] = calloc(n ? n : 1, sizeof *timing_names);
 	progress prog = {0};
 	prog.partial = calloc(n ? n : 1, sizeof *prog.partial);
 	prog.partial_samples = calloc(n ? n : 1, sizeof *prog.partial_samples);
 	ts_buf text = {0};
 	int run_started = 0;
-	if (!paths || !names || !results || !entries || !prog.partial || !prog.partial_samples) {
+	if (!paths || !names || !results || !entries || !timing_names || !prog.partial ||
+	    !prog.partial_samples) {
 		msg("error", "out of memory");
 		status = EXIT_FAILED;
 		goto out;
@@ -836,6 +876,14 @@ static int cmd_build(int argc, char **argv)
 		}
 		names[i] = nb.data;
 		paths[i] = pb.data;
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			if ((timing & (1u << t)) &&
+			    !(timing_names[i][t] = ts_cues_path(names[i], t))) {
+				msg("error", "out of memory");
+				status = EXIT_FAILED;
+				goto out;
+			}
+		}
 		prog.total_chars += ch->chars;
 	}
 	if (dry) {
@@ -884,6 +932,7 @@ static int cmd_build(int argc, char **argv)
 	                    .format = fmt,
 	                    .master = mo,
 	                    .paths = paths,
+	                    .timing = timing,
 	                    .workers = (int)jobs,
 	                    .owner_pid = (long)getpid(),
 	                    .cancel = &interrupted};
@@ -922,6 +971,9 @@ static int cmd_build(int argc, char **argv)
 		e->title = ch->title;
 		e->source = ch->display;
 		e->audio = names[i];
+		for (int t = 0; t < TS_CUES_NFORMATS; t++)
+			e->timing[t] = timing_names[i][t];
+		e->vtt = timing_names[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
 		e->duration_s = (double)results[i].samples / prog.rate;
 		e->sentences = results[i].sentences;
 		e->chars = results[i].chars;
@@ -943,7 +995,7 @@ static int cmd_build(int argc, char **argv)
 	                         .target_lufs = mo.target_lufs,
 	                         .ceiling_dbtp = mo.ceiling_dbtp};
 	if (force)
-		remove_stale(outdir, playlist_path, names, n);
+		remove_stale(outdir, playlist_path, names, n, timing);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
 	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err,
 	                       sizeof err)) {
@@ -988,7 +1040,10 @@ out:
 			free(paths[i]);
 		if (names)
 			free(names[i]);
+		for (int t = 0; timing_names && t < TS_CUES_NFORMATS; t++)
+			free(timing_names[i][t]);
 	}
+	free(timing_names);
 	free(paths);
 	free(names);
 	free(results);

@@ -1,8 +1,9 @@
 /* build.c - the chapter pipeline and the worker pool (see build.h).
  *
  * Per chapter: read the body in pieces -> clean -> segment into chunks
- * -> eSpeak -> trim, pause, fade -> audio writer.  Memory is bounded by
- * the longest chunk, never by chapter length.
+ * -> eSpeak -> trim, pause, fade -> audio writer, and a timing cue for
+ * each sentence.  Memory is bounded by the longest chunk, never by
+ * chapter length.
  *
  * Pool protocol: each worker has a command pipe from the parent (a
  * chapter index, or -1 to quit) and all share one result pipe to the
@@ -10,6 +11,7 @@
  * workers never interleave. */
 #include "build.h"
 
+#include "cues.h"
 #include "finish.h"
 #include "frontend.h"
 #include "util.h"
@@ -51,6 +53,12 @@ typedef struct chapter_run {
 	ts_chapter_progress_fn progress;
 	void *ud;
 	int in_title; /* the title is being spoken: not counted */
+	/* Timing: the speech of the sentence being spoken, from the start of
+	 * its first chunk's to the end of its last chunk's. */
+	ts_cues *cues; /* NULL: no timing files */
+	uint64_t cue_start, cue_end;
+	int cue_heard; /* some of the sentence was heard */
+	ts_buf title;  /* the title as written: one cue, whatever its sentences */
 } chapter_run;
 
 static int speak(chapter_run *r, const char *text, ts_break brk)
@@ -63,10 +71,41 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 	if (r->next_brk > brk)
 		brk = r->next_brk;
 	r->next_brk = TS_BREAK_NONE;
-	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, NULL, NULL);
+	uint64_t start, end;
+	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, &start, &end);
 	if (rc)
 		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_master_errmsg(r->w));
+	if (end > start) {
+		if (!r->cue_heard)
+			r->cue_start = start;
+		r->cue_end = end;
+		r->cue_heard = 1;
+	}
 	return rc;
+}
+
+/* The chunks spoken since the last cue were the sentence text: its cue.
+ * A sentence with nothing heard (only marks eSpeak does not voice) gets
+ * none, and is not counted. */
+static int sentence_cue(chapter_run *r, const char *text, size_t len, int title)
+{
+	int rc = 0;
+	if (!r->cue_heard)
+		return 0;
+	r->cue_heard = 0;
+	if (!title)
+		r->res->sentences++;
+	if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
+		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_cues_errmsg(r->cues));
+	return rc;
+}
+
+static int on_sentence(void *ud, const char *text, size_t len)
+{
+	chapter_run *r = ud;
+	if (r->in_title)
+		return ts_buf_append(&r->title, text, len);
+	return sentence_cue(r, text, len, 0);
 }
 
 static size_t count_nonspace(const char *s, size_t n)
@@ -90,8 +129,6 @@ static int on_chunk(void *ud, const ts_chunk *c)
 	r->res->chars += k;
 	r->chars_done += k;
 	r->since_report += k;
-	if (c->sentence_end)
-		r->res->sentences++;
 	if (r->progress && r->since_report >= 2000) {
 		r->since_report = 0;
 		r->progress(r->ud, r->chars_done, ts_finish_position(r->fin));
@@ -101,8 +138,8 @@ static int on_chunk(void *ud, const ts_chunk *c)
 
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
-                     long owner_pid, ts_chapter_result *res, ts_chapter_progress_fn progress,
-                     void *ud)
+                     unsigned timing, long owner_pid, ts_chapter_result *res,
+                     ts_chapter_progress_fn progress, void *ud)
 {
 	int rc = 0;
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
@@ -119,18 +156,24 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                     res->errmsg, sizeof res->errmsg);
 	if (!r.w)
 		goto out;
+	if (timing && !(r.cues = ts_cues_open(timing, path, rate, owner_pid, &rc, res->errmsg,
+	                                      sizeof res->errmsg)))
+		goto out;
 	r.fin = ts_finish_new(rate, v, ts_master_write, r.w);
 	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
 	if (!r.fin || !fe) {
 		rc = TS_ENOMEM;
 		goto out;
 	}
+	ts_frontend_set_sentence_fn(fe, on_sentence);
 	if (ch->title_spoken) {
 		/* The title goes through the same front end (第3章 -> 第三章). */
 		r.in_title = 1;
 		if ((rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
 			goto out;
 		r.in_title = 0;
+		if ((rc = sentence_cue(&r, r.title.data, r.title.len, 1)))
+			goto out;
 		r.next_brk = TS_BREAK_TITLE;
 	}
 	rd = ts_reader_open(ch, &rc);
@@ -162,13 +205,27 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		goto out;
 	}
 	res->samples = ts_finish_position(r.fin);
+	/* The timing files are finished first and put in place only with the
+	 * audio: a chapter has all its files or none. */
+	if (r.cues && (rc = ts_cues_end(r.cues))) {
+		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_cues_errmsg(r.cues));
+		goto out;
+	}
 	rc = ts_master_commit(r.w, &res->audio, res->errmsg, sizeof res->errmsg);
 	r.w = NULL;
+	if (!rc && r.cues) {
+		rc = ts_cues_commit(r.cues, res->errmsg, sizeof res->errmsg);
+		r.cues = NULL;
+		if (rc)
+			unlink(path);
+	}
 out:
 	if (rc && !res->errmsg[0])
 		snprintf(res->errmsg, sizeof res->errmsg, "%s: %s", ch->display, ts_strerror(rc));
 	res->status = rc;
 	ts_master_abort(r.w);
+	ts_cues_abort(r.cues);
+	ts_buf_free(&r.title);
 	ts_reader_free(rd);
 	ts_frontend_free(fe);
 	ts_finish_free(r.fin);
@@ -402,8 +459,8 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
-			                 job->paths[idx], job->owner_pid, &m.res, worker_progress,
-			                 &ctx);
+			                 job->paths[idx], job->timing, job->owner_pid, &m.res,
+			                 worker_progress, &ctx);
 			m.samples = m.res.samples;
 			struct rusage ru;
 			if (getrusage(RUSAGE_SELF, &ru) == 0)

@@ -25,7 +25,7 @@ typedef struct ts_chapter_result {
 	int status; /* 0 or a negative code */
 	char errmsg[400];
 	uint64_t samples;       /* audio length */
-	size_t sentences;       /* sentences of the body */
+	size_t sentences;       /* sentences of the body (each has a timing cue) */
 	size_t chars;           /* non-space characters spoken */
 	char warning[400];      /* e.g. characters the voice cannot read; "" if none */
 	ts_master_report audio; /* level, peak and rate of the file written */
@@ -35,12 +35,16 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
 
 /* Speak chapter ch with syn, voice v and language data lang into the
- * audio file path (written through a temporary name tagged owner_pid).
- * Fills res and returns res->status.  progress may be NULL. */
+ * audio file path (written through a temporary name tagged owner_pid),
+ * with the timing files of the TS_CUES_* formats in timing (0: none)
+ * beside it: a cue for the title, when it is spoken, then one for each
+ * sentence heard, spanning its speech (see cues.h).  The timing files are
+ * put in place only with the audio.  Fills res and returns res->status.
+ * progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
-                     long owner_pid, ts_chapter_result *res, ts_chapter_progress_fn progress,
-                     void *ud);
+                     unsigned timing, long owner_pid, ts_chapter_result *res,
+                     ts_chapter_progress_fn progress, void *ud);
 
 /* What ts_spoken_text() writes. */
 typedef enum ts_text_mode {
@@ -94,6 +98,7 @@ typedef struct ts_build_job {
 	const ts_format *format;
 	ts_master_opts master;         /* loudness, peak, sample rate */
 	char *const *paths;            /* audio file path of each chapter */
+	unsigned timing;               /* TS_CUES_* formats of timing files beside it */
 	int workers;                   /* >= 1 */
 	long owner_pid;                /* tags temporary files */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */

@@ -3,7 +3,23 @@
  * tested (and `tingshu text` can show its result) without any audio.
  *
  * Both `build` and `text` go through here, so what `text` prints is
- * exactly what `build` speaks. */
+ * exactly what `build` speaks.
+ *
+ * Sentences.  The front end also finds the sentences of the text as
+ * written (after cleaning, with lookalike characters repaired, but before
+ * normalization: 2024年 stays 2024年), with the rules of the segmenter
+ * (segment.h), and feeds the normalizer and the segmenter one sentence at a
+ * time, so that each chunk belongs to exactly one sentence.  A caller that
+ * wants them (timing cues) gets each sentence's text after its last chunk.
+ *
+ * A sentence longer than TS_SENTENCE_MAX characters is given in parts, so
+ * that memory stays bounded and a cue stays readable: once it holds
+ * TS_SENTENCE_MAX characters it is cut after the next ，；、; at twice that,
+ * after any Han character; at four times, anywhere.  A cut never falls
+ * within a few characters after a Latin letter, a digit or an ASCII sign,
+ * where it could change how a number is read (3个, 2000多年), except at the
+ * last limit.  The chunks before a cut end there (the listener hears a
+ * clause pause, as at the segmenter's own splits of a long sentence). */
 #ifndef TS_FRONTEND_H
 #define TS_FRONTEND_H
 
@@ -19,6 +35,14 @@
  * input line may give several.  Returns 0 or a negative code to stop. */
 typedef int (*ts_text_fn)(void *ud, const char *s, size_t n, int line_end);
 
+/* Receives the text of a sentence as written (not empty; no spaces at its
+ * edges), after the last chunk spoken of it.  Returns 0 or a negative
+ * code to stop. */
+typedef int (*ts_sentence_fn)(void *ud, const char *text, size_t len);
+
+/* The longest sentence text given in one piece, in characters (see above). */
+#define TS_SENTENCE_MAX 300
+
 typedef struct ts_frontend ts_frontend;
 
 /* New front end reading lang's tables (may be NULL).  on_chunk (may be
@@ -29,6 +53,11 @@ typedef struct ts_frontend ts_frontend;
 ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_fn on_text,
                              void *ud);
 void ts_frontend_free(ts_frontend *f);
+
+/* Give each sentence's text to fn (with the ud of ts_frontend_new; NULL:
+ * none).  The sentences are found either way: what is spoken does not
+ * depend on it. */
+void ts_frontend_set_sentence_fn(ts_frontend *f, ts_sentence_fn fn);
 
 /* Chunk tokens say how each reading was decided (see ts_g2p_set_explain). */
 void ts_frontend_set_explain(ts_frontend *f, int explain);

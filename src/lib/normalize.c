@@ -347,6 +347,8 @@ static int parse_num(const uint32_t *c, size_t m, size_t k, num *x)
 	size_t n = digits_at(c, m, k);
 	if (n == 0)
 		return 0;
+	if (n > sizeof x->ip - 1)
+		n = sizeof x->ip - 1; /* the digits after are another number */
 	size_t i = k;
 	for (; i < k + n; i++)
 		if (x->ni < sizeof x->ip - 1)
@@ -362,11 +364,8 @@ static int parse_num(const uint32_t *c, size_t m, size_t k, num *x)
 	if (i + 1 < m && (c[i] == '.' || c[i] == 0xFF0E) && is_digit(c[i + 1])) {
 		x->frac = 1;
 		i++;
-		while (i < m && is_digit(c[i])) {
-			if (x->nf < sizeof x->fp - 1)
-				x->fp[x->nf++] = (char)c[i];
-			i++;
-		}
+		while (i < m && is_digit(c[i]) && x->nf < sizeof x->fp - 1)
+			x->fp[x->nf++] = (char)c[i++];
 	}
 	x->ip[x->ni] = x->fp[x->nf] = '\0';
 	x->e = i;
@@ -963,8 +962,9 @@ static int numberish(uint32_t c)
 	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
 }
 
-int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_end, ts_buf *out)
+int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out)
 {
+	int line_end = end && end != TS_NORM_SENTENCE_END;
 	ts_buf_clear(&n->in);
 	if (ts_buf_append(&n->in, n->hold.data ? n->hold.data : "", n->hold.len) ||
 	    ts_buf_append(&n->in, text, len))
@@ -1007,22 +1007,27 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_
 			cp = cp - 0xFF10 + '0'; /* full-width digits */
 		n->c[m++] = cp;
 	}
-	/* Unless the line ends here, keep the last characters for the next
-	 * piece: a number there may go on, or what follows it may decide how
-	 * it is read.  The cut never falls inside a number-like run. */
-	size_t cut = m;
-	if (!line_end) {
+	/* Unless the line or a sentence ends here, keep the last characters
+	 * for the next piece: a number there may go on, or what follows it
+	 * may decide how it is read.  The cut never falls inside a
+	 * number-like run, unless the run is longer than the hold: then what
+	 * is held is not even looked at, or a number or word read up to the
+	 * cut would run past it and be read again with the next piece. */
+	size_t cut = m, seen = m;
+	if (!end) {
 		cut = m > start + CONTEXT ? m - CONTEXT : start;
 		while (cut > start && m - cut < CONTEXT + HOLD_MAX && numberish(n->c[cut - 1]) &&
 		       numberish(n->c[cut]))
 			cut--;
+		if (cut > start && numberish(n->c[cut - 1]) && numberish(n->c[cut]))
+			seen = cut;
 		char u[5];
 		for (size_t i = cut; i < m; i++)
 			if (ts_buf_append(&n->hold, u, (size_t)ts_utf8_encode(n->c[i], u)))
 				return TS_ENOMEM;
 		n->hold_counted = m - cut;
 	}
-	normalize_codepoints(n->c, m, start, cut, out);
+	normalize_codepoints(n->c, seen, start, cut, out);
 	/* Look-behind context for the next piece. */
 	size_t keep = cut < CONTEXT ? cut : CONTEXT;
 	memmove(n->left, n->c + cut - keep, keep * sizeof *n->c);

@@ -26,10 +26,22 @@ typedef struct ts_normalizer ts_normalizer;
 ts_normalizer *ts_normalizer_new(const ts_lang *lang);
 void ts_normalizer_free(ts_normalizer *n);
 
+/* How a piece ends: the end argument of ts_normalize_piece(). */
+enum {
+	TS_NORM_MORE = 0,     /* the line goes on */
+	TS_NORM_LINE_END = 1, /* the last piece of a line */
+	/* The piece ends a sentence and the line goes on: all of the piece is
+	 * read now, nothing held back, so that the speech of a sentence never
+	 * moves into the next one; the piece stays look-behind context for
+	 * what follows.  No reading looks ahead past a sentence's terminator,
+	 * so the result is what TS_NORM_MORE would have given. */
+	TS_NORM_SENTENCE_END = 2,
+};
+
 /* Normalize text[0..len) (valid UTF-8, part of one line) and append the
- * result to out; line_end marks the last piece of the line.  Returns 0
- * or TS_ENOMEM. */
-int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int line_end, ts_buf *out);
+ * result to out; end says how the piece ends (TS_NORM_*; any other
+ * non-zero value is a line end).  Returns 0 or TS_ENOMEM. */
+int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out);
 
 /* Characters the voice cannot read, seen since the last reset: appends a
  * summary like "𠀀 ×2, あ ×1" to out and returns how many there were. */

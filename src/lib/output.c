@@ -131,6 +131,15 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		rc |= ts_json_string(b, c->source);
 		rc |= ts_buf_printf(b, ",\n      \"audio\": ");
 		rc |= ts_json_string(b, c->audio);
+		rc |= ts_buf_printf(b, ",\n      \"timing\": {");
+		int nt = 0;
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			if (!c->timing[t])
+				continue;
+			rc |= ts_buf_printf(b, "%s\"%s\": ", nt++ ? ", " : "", ts_cues_name(t));
+			rc |= ts_json_string(b, c->timing[t]);
+		}
+		rc |= ts_buf_putc(b, '}');
 		rc |= ts_buf_printf(b,
 		                    ",\n      \"duration_s\": %.3f,\n      \"sentences\": %zu,\n"
 		                    "      \"chars\": %zu,\n      \"front_matter\": %s",

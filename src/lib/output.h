@@ -7,6 +7,7 @@
 #ifndef TS_OUTPUT_H
 #define TS_OUTPUT_H
 
+#include "cues.h"
 #include "util.h"
 #include "voice.h"
 
@@ -29,6 +30,9 @@ typedef struct ts_chapter_entry {
 	const char *source;
 	const char *audio; /* file name inside the output folder */
 	const char *vtt;   /* its WebVTT sentence timing in the output folder, or NULL */
+	/* Timing files (names inside the output folder) by format, in the
+	 * order of the TS_CUES_* bits; NULL where none was written. */
+	const char *timing[TS_CUES_NFORMATS];
 	double duration_s;
 	size_t sentences;
 	size_t chars;

@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum state {
-	S_TEXT,      /* inside a sentence */
-	S_AFTER_END, /* after a terminator: absorbing more terminators and closers */
-};
-
 struct ts_segmenter {
 	ts_chunk_fn fn;
 	void *ud;
@@ -22,10 +17,7 @@ struct ts_segmenter {
 	/* Last split point between two characters (a fallback). */
 	size_t cut_at;
 	size_t cut_chars;
-	enum state state;
-	int tentative;  /* the terminator was ASCII ! or ?: an end only if Chinese follows */
-	int quote_open; /* inside an ASCII "..." pair */
-	uint32_t prev;  /* previous code point of the paragraph */
+	ts_sentence_scan scan;
 	ts_break next_brk;
 	char carry[4]; /* a character cut by the end of a piece */
 	size_t carry_len;
@@ -83,8 +75,7 @@ static int is_closer(uint32_t c)
 	return 0;
 }
 
-/* Characters after which a long sentence may be split. */
-static int is_clause_break(uint32_t c)
+int ts_is_clause_break(uint32_t c)
 {
 	return c == 0xFF1B /* ； */ || c == 0xFF1A /* ： */ || c == 0xFF0C /* ， */ ||
 	       c == 0x3001 /* 、 */ || c == ';' || c == ':' || c == ',';
@@ -100,6 +91,43 @@ static int is_word_char(uint32_t c)
 static int is_chinese_side(uint32_t c)
 {
 	return ts_is_han(c) || ts_is_cjk_punct(c) || c == 0x201C || c == 0x2018;
+}
+
+void ts_sentence_scan_reset(ts_sentence_scan *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+ts_scan_step ts_sentence_scan_push(ts_sentence_scan *s, uint32_t c)
+{
+	ts_scan_step step = TS_SCAN_TEXT;
+	if (s->after_end) {
+		int closer = is_closer(c) || (c == '"' && s->quote_open);
+		if (is_terminator(c) || c == '!' || c == '?' || closer || c == ' ' || c == '\t') {
+			if (c == '"')
+				s->quote_open = 0;
+			/* 好!？ ends for certain: the full-width mark decides. */
+			if (is_terminator(c))
+				s->tentative = 0;
+			s->prev = c;
+			return TS_SCAN_TAIL;
+		}
+		s->after_end = 0;
+		if (!s->tentative || is_chinese_side(c))
+			step = TS_SCAN_BREAK;
+		s->tentative = 0;
+	}
+	if (c == '"')
+		s->quote_open = !s->quote_open;
+	if (is_terminator(c)) {
+		s->after_end = 1;
+		s->tentative = 0;
+	} else if ((c == '!' || c == '?') && (ts_is_han(s->prev) || is_closer(s->prev))) {
+		s->after_end = 1;
+		s->tentative = 1;
+	}
+	s->prev = c;
+	return step;
 }
 
 static int emit(ts_segmenter *s, size_t bytes, size_t chars, int sentence_end)
@@ -158,25 +186,17 @@ static int split_long(ts_segmenter *s)
 static int push(ts_segmenter *s, uint32_t c, const char *bytes, int n)
 {
 	int rc;
-	if (s->state == S_AFTER_END) {
-		int closer = is_closer(c) || (c == '"' && s->quote_open);
-		if (is_terminator(c) || c == '!' || c == '?' || closer || c == ' ' || c == '\t') {
-			if (c == '"')
-				s->quote_open = 0;
-			if (s->pend_chars >= TS_CHUNK_HARD_MAX && (rc = emit_all(s, 0)))
-				return rc;
-			ts_buf_append(&s->pend, bytes, (size_t)n);
-			s->pend_chars++;
-			s->prev = c;
-			return 0;
-		}
-		s->state = S_TEXT;
-		if (!s->tentative || is_chinese_side(c)) {
-			if ((rc = emit_all(s, 1)))
-				return rc;
-		}
-		s->tentative = 0;
+	uint32_t prev = s->scan.prev;
+	ts_scan_step step = ts_sentence_scan_push(&s->scan, c);
+	if (step == TS_SCAN_TAIL) {
+		if (s->pend_chars >= TS_CHUNK_HARD_MAX && (rc = emit_all(s, 0)))
+			return rc;
+		ts_buf_append(&s->pend, bytes, (size_t)n);
+		s->pend_chars++;
+		return 0;
 	}
+	if (step == TS_SCAN_BREAK && (rc = emit_all(s, 1)))
+		return rc;
 
 	/* Room for c?  Split before adding it when the chunk is full. */
 	if (s->pend_chars >= TS_CHUNK_MAX && (rc = split_long(s)))
@@ -184,27 +204,17 @@ static int push(ts_segmenter *s, uint32_t c, const char *bytes, int n)
 
 	/* A split between prev and c is acceptable unless both belong to one
 	 * Latin word or number. */
-	if (s->pend_chars > 0 && !(is_word_char(s->prev) && is_word_char(c))) {
+	if (s->pend_chars > 0 && !(is_word_char(prev) && is_word_char(c))) {
 		s->cut_at = s->pend.len;
 		s->cut_chars = s->pend_chars;
 	}
 	ts_buf_append(&s->pend, bytes, (size_t)n);
 	s->pend_chars++;
 
-	if (is_clause_break(c) || (c == 0x2014 && s->prev == 0x2014)) {
+	if (ts_is_clause_break(c) || (c == 0x2014 && prev == 0x2014)) {
 		s->split_at = s->pend.len;
 		s->split_chars = s->pend_chars;
 	}
-	if (c == '"')
-		s->quote_open = !s->quote_open;
-	if (is_terminator(c)) {
-		s->state = S_AFTER_END;
-		s->tentative = 0;
-	} else if ((c == '!' || c == '?') && (ts_is_han(s->prev) || is_closer(s->prev))) {
-		s->state = S_AFTER_END;
-		s->tentative = 1;
-	}
-	s->prev = c;
 	return 0;
 }
 
@@ -248,13 +258,24 @@ int ts_segmenter_feed(ts_segmenter *s, const char *text, size_t len)
 int ts_segmenter_end_paragraph(ts_segmenter *s)
 {
 	int rc = emit_all(s, 1);
-	s->state = S_TEXT;
-	s->tentative = 0;
-	s->quote_open = 0;
-	s->prev = 0;
+	ts_sentence_scan_reset(&s->scan);
 	s->carry_len = 0;
 	s->split_at = s->split_chars = s->cut_at = s->cut_chars = 0;
 	if (s->next_brk != TS_BREAK_NONE)
 		s->next_brk = TS_BREAK_PARAGRAPH;
 	return rc;
+}
+
+int ts_segmenter_end_sentence(ts_segmenter *s)
+{
+	/* What the next character would do after a terminator: the sentence
+	 * is over, the scan goes on in the same paragraph. */
+	s->scan.after_end = 0;
+	s->scan.tentative = 0;
+	return emit_all(s, 1);
+}
+
+int ts_segmenter_end_clause(ts_segmenter *s)
+{
+	return emit_all(s, 0);
 }

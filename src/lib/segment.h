@@ -16,6 +16,7 @@
 #define TS_SEGMENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define TS_CHUNK_MAX 80
 /* Hard cap: a run of terminators and closers longer than this is split
@@ -51,6 +52,32 @@ typedef struct ts_chunk {
  * code is passed back by the feed call). */
 typedef int (*ts_chunk_fn)(void *ud, const ts_chunk *chunk);
 
+/* Where sentences end, as a state machine over the code points of a
+ * paragraph: the rules above, shared by the segmenter (which runs on the
+ * normalized text) and the front end (which finds the sentences of the
+ * text as written, for timing cues), so that both split alike.  Zero it
+ * (or ts_sentence_scan_reset) at the start of each paragraph. */
+typedef struct ts_sentence_scan {
+	int after_end;  /* after a terminator: absorbing more terminators and closers */
+	int tentative;  /* the terminator was ASCII ! or ?: an end only if Chinese follows */
+	int quote_open; /* inside an ASCII "..." pair */
+	uint32_t prev;  /* previous code point of the paragraph */
+} ts_sentence_scan;
+
+typedef enum ts_scan_step {
+	TS_SCAN_TEXT,  /* c is text of the current sentence */
+	TS_SCAN_TAIL,  /* c follows the sentence's terminator and stays with it: more
+	                  terminators, closers, spaces */
+	TS_SCAN_BREAK, /* the sentence ended before c; c begins the next one */
+} ts_scan_step;
+
+/* Take the next code point c of the paragraph and say where it stands. */
+ts_scan_step ts_sentence_scan_push(ts_sentence_scan *s, uint32_t c);
+void ts_sentence_scan_reset(ts_sentence_scan *s);
+
+/* May a long sentence be split after c (；：，、 and their ASCII forms)? */
+int ts_is_clause_break(uint32_t c);
+
 typedef struct ts_segmenter ts_segmenter;
 
 /* New segmenter that hands chunks to fn.  Returns NULL when out of
@@ -66,5 +93,17 @@ int ts_segmenter_feed(ts_segmenter *s, const char *text, size_t len);
 /* The current paragraph ends here: flush what is pending.  The next chunk
  * gets TS_BREAK_PARAGRAPH. */
 int ts_segmenter_end_paragraph(ts_segmenter *s);
+
+/* The current sentence ends here (the caller found its end in the text as
+ * written): flush what is pending as the sentence's last chunk.  Where the
+ * segmenter has found the same end, which is the rule, this only emits
+ * the chunk a little earlier than the next character would have; the
+ * chunks are the same. */
+int ts_segmenter_end_sentence(ts_segmenter *s);
+
+/* Flush what is pending as a chunk that does not end its sentence (the
+ * next one gets TS_BREAK_CLAUSE): for a caller that must cut a very long
+ * sentence at a place of its choosing. */
+int ts_segmenter_end_clause(ts_segmenter *s);
 
 #endif

@@ -265,3 +265,8 @@ void ts_writer_sweep(const char *dir, long pid)
 	ts_buf_free(&p);
 	closedir(d);
 }
+
+char *ts_temp_name(const char *path, long owner_pid)
+{
+	return temp_name(path, owner_pid);
+}

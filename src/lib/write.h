@@ -44,6 +44,11 @@ const char *ts_writer_errmsg(const ts_writer *w);
 int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
                        size_t errsz);
 
+/* The temporary name of path while it is written (".NAME.part-PID" in
+ * its folder), for other files written the same way.  NULL when out of
+ * memory; the caller frees it. */
+char *ts_temp_name(const char *path, long owner_pid);
+
 /* Remove temporary files left in dir by a build whose parent was pid. */
 void ts_writer_sweep(const char *dir, long pid);
 

@@ -6,7 +6,9 @@
  * Properties beyond "no crash, no sanitizer report": every chunk is
  * valid UTF-8, non-empty, NUL-free and within the length limit; its text
  * for eSpeak is valid UTF-8 too, and it has one pinyin token per Han
- * character. */
+ * character.  Every sentence as written is valid UTF-8, non-empty, with no
+ * space at its edges, within 4 * TS_SENTENCE_MAX characters, and comes
+ * after its chunks: no chunk is left without a sentence. */
 #define _GNU_SOURCE
 #include "frontend.h"
 #include "input.h"
@@ -40,9 +42,25 @@ static size_t count_han(const char *s, size_t n)
 	return k;
 }
 
+/* Chunks not yet followed by their sentence. */
+typedef struct pending {
+	size_t chunks;
+} pending;
+
+static int on_sentence(void *ud, const char *text, size_t len)
+{
+	pending *p = ud;
+	if (len == 0 || ts_utf8_check(text, len, 1) != len || strlen(text) != len ||
+	    text[0] == ' ' || text[len - 1] == ' ' ||
+	    ts_utf8_count(text, len) > 4 * TS_SENTENCE_MAX)
+		abort();
+	p->chunks = 0;
+	return 0;
+}
+
 static int on_chunk(void *ud, const ts_chunk *c)
 {
-	(void)ud;
+	((pending *)ud)->chunks++;
 	if (c->len == 0 || ts_utf8_check(c->text, c->len, 1) != c->len ||
 	    strlen(c->text) != c->len || c->chars > TS_CHUNK_HARD_MAX + 8)
 		abort();
@@ -89,7 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const ts_chapter *ch = ts_book_chapter(b, i);
 			int err;
 			ts_reader *r = ts_reader_open(ch, &err);
-			ts_frontend *fe = ts_frontend_new(lang, on_chunk, NULL, NULL);
+			pending p = {0};
+			ts_frontend *fe = ts_frontend_new(lang, on_chunk, NULL, &p);
+			if (fe)
+				ts_frontend_set_sentence_fn(fe, on_sentence);
 			const char *t;
 			size_t n;
 			int end;
@@ -98,6 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			while (r && fe && ts_reader_next(r, &t, &n, &end) > 0)
 				if (ts_frontend_feed(fe, t, n, end) != 0)
 					abort();
+			if (p.chunks != 0)
+				abort();
 			ts_buf warn = {0};
 			if (fe)
 				ts_frontend_unreadable(fe, &warn);

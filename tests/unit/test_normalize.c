@@ -72,6 +72,57 @@ static void cardinal_is(const char *digits, const char *want)
 	ts_buf_free(&b);
 }
 
+/* A piece that ends a sentence is read in full, and stays the context of
+ * what follows it on the line. */
+static void check_sentence_end(const ts_lang *lang)
+{
+	ts_normalizer *z = ts_normalizer_new(lang);
+	ts_buf out = {0};
+	CHECK(ts_normalize_piece(z, "共有25", strlen("共有25"), TS_NORM_SENTENCE_END, &out) == 0);
+	CHECK(out.data && strcmp(out.data, "共有二十五") == 0);
+	ts_buf_clear(&out);
+	/* 2章 alone is 两章; after 第 it is 第二章. */
+	CHECK(ts_normalize_piece(z, "第", strlen("第"), TS_NORM_SENTENCE_END, &out) == 0);
+	CHECK(ts_normalize_piece(z, "2章", strlen("2章"), TS_NORM_LINE_END, &out) == 0);
+	CHECK(out.data && strcmp(out.data, "第二章") == 0);
+	ts_buf_clear(&out);
+	/* ... but a line end forgets it. */
+	CHECK(ts_normalize_piece(z, "2章", strlen("2章"), TS_NORM_LINE_END, &out) == 0);
+	CHECK(out.data && strcmp(out.data, "两章") == 0);
+	ts_normalizer_free(z);
+	ts_buf_free(&out);
+}
+
+/* Runs of letters or digits longer than what a piece holds back are read
+ * once, whatever the pieces: letters as they are; digits digit by digit
+ * when whole, and in pieces as the numbers the pieces make of them, so
+ * no more than a few characters longer (never twice). */
+static void check_long_runs(const ts_lang *lang)
+{
+	static const char fill[] = {'a', '1'};
+	static const size_t steps[] = {1, 7, 64, 100};
+	char line[1300];
+	for (size_t f = 0; f < sizeof fill; f++) {
+		memset(line, fill[f], sizeof line);
+		ts_buf whole = {0};
+		normalize(lang, line, sizeof line, 0, &whole);
+		CHECK(ts_utf8_count(whole.data, whole.len) == sizeof line);
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			ts_buf piece = {0};
+			normalize(lang, line, sizeof line, steps[i], &piece);
+			size_t got = ts_utf8_count(piece.data, piece.len);
+			if (fill[f] == 'a' ? got != sizeof line
+			                   : got < sizeof line || got > sizeof line + 50) {
+				fprintf(stderr, "%zu × '%c' in pieces of %zu: %zu characters out\n",
+				        sizeof line, fill[f], steps[i], got);
+				check_failures++;
+			}
+			ts_buf_free(&piece);
+		}
+		ts_buf_free(&whole);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -110,6 +161,8 @@ int main(int argc, char **argv)
 
 	for (int i = 3; i < argc; i++)
 		run_case(lang, argv[2], argv[i]);
+	check_sentence_end(lang);
+	check_long_runs(lang);
 
 	/* Unreadable characters are counted, and removed where eSpeak
 	 * would misread them. */

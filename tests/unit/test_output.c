@@ -62,6 +62,7 @@ int main(void)
 	     .title = "第一章",
 	     .source = "b.txt",
 	     .audio = "001-第一章.wav",
+	     .timing = {"001-第一章.srt", NULL, NULL, "001-第一章.json"},
 	     .duration_s = 10.25,
 	     .sentences = 3,
 	     .chars = 30},
@@ -70,6 +71,10 @@ int main(void)
 	CHECK(strstr(b.data, "\"title\": \"书\\\"名\"") != NULL);
 	CHECK(strstr(b.data, "\"duration_s\": 11.750") != NULL);
 	CHECK(strstr(b.data, "\"audio\": \"001-第一章.wav\"") != NULL);
+	/* Only the timing files written, by format. */
+	CHECK(strstr(b.data, "\"timing\": {\"srt\": \"001-第一章.srt\", \"json\": "
+	                     "\"001-第一章.json\"}") != NULL);
+	CHECK(strstr(b.data, "\"timing\": {}") != NULL);
 	CHECK(strstr(b.data, "\"sample_rate\": 22050") != NULL);
 	ts_buf_clear(&b);
 	CHECK(ts_playlist(&b, "书名", ch, 2) == 0);

@@ -13,12 +13,64 @@
  *   silence_max_frames=0  longest run of frames whose samples are all exactly 0
  *   silence_max_s=0.000000
  *
- * Usage: wavinfo FILE.  Exit 0, or 1 (with a message on stderr) if the
- * file cannot be opened or read as audio, 2 on a usage error. */
+ * With --spans, also the stretches of sound, one line each, in frames
+ * (half-open): a frame is sound when a sample reaches 32 (TS_SILENCE_LEVEL
+ * of finish.h, on the 16-bit scale), and sound less than 10 ms apart is
+ * one stretch:
+ *
+ *   span=6615 34146
+ *
+ * Usage: wavinfo [--spans] FILE.  Exit 0, or 1 (with a message on stderr)
+ * if the file cannot be opened or read as audio, 2 on a usage error. */
 #include <math.h>
 #include <sndfile.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define SOUND_LEVEL (32.0 / 32768.0)
+#define SPAN_GAP_MS 10
+
+/* Stretches of sound, printed once the whole file is read. */
+typedef struct spans {
+	long long (*v)[2];
+	size_t n, cap;
+	long long start, end; /* the open stretch; end 0: none */
+	long long gap;
+} spans;
+
+static int spans_close(spans *s)
+{
+	if (s->end == 0)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		long long(*v)[2] = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n][0] = s->start;
+	s->v[s->n][1] = s->end;
+	s->n++;
+	s->end = 0;
+	return 0;
+}
+
+/* Frame i is sound. */
+static int spans_sound(spans *s, long long i)
+{
+	if (s->end != 0 && i - s->end < s->gap) {
+		s->end = i + 1;
+		return 0;
+	}
+	if (spans_close(s))
+		return -1;
+	s->start = i;
+	s->end = i + 1;
+	return 0;
+}
 
 static const char *major_name(int format)
 {
@@ -59,18 +111,20 @@ static const char *subtype_name(int format)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: wavinfo FILE\n");
+	int want_spans = argc == 3 && strcmp(argv[1], "--spans") == 0;
+	if (argc != 2 && !want_spans) {
+		fprintf(stderr, "usage: wavinfo [--spans] FILE\n");
 		return 2;
 	}
+	const char *path = argv[argc - 1];
 	SF_INFO info = {0};
-	SNDFILE *sf = sf_open(argv[1], SFM_READ, &info);
+	SNDFILE *sf = sf_open(path, SFM_READ, &info);
 	if (!sf) {
-		fprintf(stderr, "wavinfo: %s: %s\n", argv[1], sf_strerror(NULL));
+		fprintf(stderr, "wavinfo: %s: %s\n", path, sf_strerror(NULL));
 		return 1;
 	}
 	if (info.channels < 1 || info.samplerate < 1) {
-		fprintf(stderr, "wavinfo: %s: bad header (%d channels, %d Hz)\n", argv[1],
+		fprintf(stderr, "wavinfo: %s: bad header (%d channels, %d Hz)\n", path,
 		        info.channels, info.samplerate);
 		sf_close(sf);
 		return 1;
@@ -83,12 +137,13 @@ int main(int argc, char **argv)
 		sf_close(sf);
 		return 1;
 	}
+	spans sp = {.gap = (long long)info.samplerate * SPAN_GAP_MS / 1000};
 	double peak = 0, sumsq = 0;
 	long long frames = 0, run = 0, longest = 0;
 	sf_count_t k;
 	while ((k = sf_readf_double(sf, buf, CHUNK)) > 0) {
 		for (sf_count_t i = 0; i < k; i++) {
-			int zero = 1;
+			int zero = 1, sound = 0;
 			for (int c = 0; c < ch; c++) {
 				double x = buf[i * ch + c];
 				double a = fabs(x);
@@ -97,6 +152,14 @@ int main(int argc, char **argv)
 				sumsq += x * x;
 				if (x != 0.0)
 					zero = 0;
+				if (a >= SOUND_LEVEL)
+					sound = 1;
+			}
+			if (want_spans && sound && spans_sound(&sp, frames + i)) {
+				fprintf(stderr, "wavinfo: out of memory\n");
+				free(buf);
+				sf_close(sf);
+				return 1;
 			}
 			if (zero) {
 				if (++run > longest)
@@ -109,13 +172,13 @@ int main(int argc, char **argv)
 	}
 	int err = sf_error(sf);
 	if (err != SF_ERR_NO_ERROR) {
-		fprintf(stderr, "wavinfo: %s: read error: %s\n", argv[1], sf_error_number(err));
+		fprintf(stderr, "wavinfo: %s: read error: %s\n", path, sf_error_number(err));
 		free(buf);
 		sf_close(sf);
 		return 1;
 	}
 	if (info.frames >= 0 && frames != (long long)info.frames) {
-		fprintf(stderr, "wavinfo: %s: header says %lld frames, read %lld\n", argv[1],
+		fprintf(stderr, "wavinfo: %s: header says %lld frames, read %lld\n", path,
 		        (long long)info.frames, frames);
 		free(buf);
 		sf_close(sf);
@@ -134,6 +197,10 @@ int main(int argc, char **argv)
 	printf("rms_dbfs=%.2f\n", rms > 0 ? 20 * log10(rms) : -999.0);
 	printf("silence_max_frames=%lld\n", longest);
 	printf("silence_max_s=%.6f\n", (double)longest / info.samplerate);
+	if (want_spans && spans_close(&sp) == 0)
+		for (size_t i = 0; i < sp.n; i++)
+			printf("span=%lld %lld\n", sp.v[i][0], sp.v[i][1]);
+	free(sp.v);
 	free(buf);
 	sf_close(sf);
 	return 0;

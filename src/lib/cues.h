@@ -1,0 +1,90 @@
+/* cues.h - sentence timing files beside a chapter's audio: SubRip (.srt),
+ * WebVTT (.vtt), LRC (.lrc) and a JSON list (.json), one cue per sentence.
+ *
+ * Times come in as sample positions at the synthesis rate, the timeline
+ * of the finisher (later gain or resampling does not move time), and
+ * are turned into each format's resolution: the start rounded down, the
+ * end rounded up, and a start never before the previous cue's end, so
+ * cues never overlap and always cover the speech they time.
+ *
+ *   srt   1\n00:00:01,250 --> 00:00:03,480\ntext\n\n   (milliseconds)
+ *   vtt   WEBVTT\n\n then 1\n00:00:01.250 --> 00:00:03.480\ntext\n\n
+ *   lrc   [00:01.25]text\n and, where silence follows, [00:03.48]\n: an
+ *         empty line that clears the text (centiseconds; minutes go past
+ *         59 rather than wrap)
+ *   json  [\n  {"start": 1.250000, "end": 3.480000, "text": "..."},\n ...\n]\n
+ *         (seconds, to the microsecond: the sample positions are
+ *         recovered as round(seconds * rate))
+ *
+ * Cue text is one line: control characters and line or paragraph
+ * separators become spaces; for WebVTT & < > are escaped (so no "-->"
+ * either); a cue whose text is empty is not written (an empty line would
+ * end an SRT or VTT cue).  The files are named like the audio with the
+ * extension replaced (001-第一回.wav -> 001-第一回.srt), written as they go
+ * under the temporary names of write.h (".NAME.part-PID", which
+ * ts_writer_sweep removes after an interrupted build) and renamed into
+ * place by ts_cues_commit. */
+#ifndef TS_CUES_H
+#define TS_CUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The formats, as bits of a mask. */
+enum {
+	TS_CUES_SRT = 1 << 0,
+	TS_CUES_VTT = 1 << 1,
+	TS_CUES_LRC = 1 << 2,
+	TS_CUES_JSON = 1 << 3,
+	TS_CUES_NFORMATS = 4,
+	TS_CUES_DEFAULT = TS_CUES_SRT | TS_CUES_VTT,
+};
+
+/* Name ("srt") and file extension of format i (0 <= i < TS_CUES_NFORMATS,
+ * the bit 1 << i); static storage. */
+const char *ts_cues_name(int i);
+
+/* Parse a comma-separated list of format names, or "none", into *mask.
+ * Returns 0 or TS_EINVAL (an unknown or empty name). */
+int ts_cues_parse(const char *list, unsigned *mask);
+
+/* Comma-separated names of the formats, static storage. */
+const char *ts_cues_names(void);
+
+/* The path of the timing file of format i for the audio file audio_path:
+ * its extension replaced (or added).  NULL when out of memory; the
+ * caller frees it. */
+char *ts_cues_path(const char *audio_path, int i);
+
+typedef struct ts_cues ts_cues;
+
+/* Start the timing files of the formats in mask (not 0) for the audio
+ * file audio_path, whose samples come at rate Hz; owner_pid tags the
+ * temporary names.  Returns NULL with *err and a message in errbuf on
+ * failure (no file is left behind). */
+ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid, int *err,
+                      char *errbuf, size_t errsz);
+
+/* Add a cue: text[0..len) (UTF-8) is heard from sample start to sample
+ * end.  Cues come in order.  Returns 0 or TS_EIO / TS_ENOMEM with the
+ * message in ts_cues_errmsg(). */
+int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size_t len);
+
+/* Finish the files (not yet under their names): after this, only the
+ * renames of ts_cues_commit remain, which lets a caller finish every file
+ * of a chapter before it puts any in place.  Returns 0 or TS_EIO with the
+ * message in ts_cues_errmsg(). */
+int ts_cues_end(ts_cues *c);
+
+/* Finish the files if ts_cues_end was not called, and rename them into
+ * place; frees c.  Returns 0 or TS_EIO with the message in errbuf (the
+ * files not yet in place are removed). */
+int ts_cues_commit(ts_cues *c, char *errbuf, size_t errsz);
+
+/* Drop the files; frees c.  ts_cues_abort(NULL) does nothing. */
+void ts_cues_abort(ts_cues *c);
+
+/* What went wrong last. */
+const char *ts_cues_errmsg(const ts_cues *c);
+
+#endif

@@ -1,0 +1,331 @@
+/* test_frontend.c - the sentences of the text as written, and the chunks
+ * spoken of each.
+ *
+ * Usage: test_frontend LANG_DIR DATA_DIR CASE...  Each DATA_DIR/CASE.txt
+ * goes through the front end, and CASE.ok holds each sentence as the
+ * front end gives it, followed by its chunks (indented: the break before
+ * the chunk, '.' if it ends a sentence for the segmenter, the text).
+ * Properties checked on every case:
+ * - feeding the text in pieces of any size gives the same output;
+ * - every chunk is followed by a sentence; no sentence text is empty,
+ *   starts or ends with a space, or is longer than 4 * TS_SENTENCE_MAX;
+ * - the sentences, joined, are the cleaned text with lookalikes repaired
+ *   (nothing lost, nothing added, spaces aside);
+ * - the spoken text is what the normalizer makes of whole lines, and,
+ *   except in the cases named long*, whose very long sentences are cut,
+ *   the chunks are what the segmenter makes of it: finding the sentences
+ *   changes nothing in what is spoken. */
+#include "check.h"
+#include "clean.h"
+#include "frontend.h"
+#include "lang.h"
+#include "normalize.h"
+#include "segment.h"
+#include "util.h"
+
+static const char brk_code[] = "NCSPT";
+
+typedef struct dump {
+	ts_buf out;     /* golden-format text */
+	ts_buf pending; /* chunks not yet followed by their sentence */
+	ts_buf chunks;  /* every chunk, one a line */
+	ts_buf spoken;  /* the text callback's output */
+	ts_buf joined;  /* the sentences, spaces removed */
+} dump;
+
+static void strip_spaces(const char *s, size_t n, ts_buf *out)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ')
+			ts_buf_putc(out, s[i]);
+}
+
+static int on_chunk(void *ud, const ts_chunk *c)
+{
+	dump *d = ud;
+	ts_buf_printf(&d->pending, "\t%c%c %s\n", brk_code[c->brk], c->sentence_end ? '.' : '-',
+	              c->text);
+	ts_buf_printf(&d->chunks, "%c%c %s\n", brk_code[c->brk], c->sentence_end ? '.' : '-',
+	              c->text);
+	return 0;
+}
+
+static int on_text(void *ud, const char *s, size_t n, int line_end)
+{
+	dump *d = ud;
+	ts_buf_append(&d->spoken, s, n);
+	if (line_end)
+		ts_buf_putc(&d->spoken, '\n');
+	return 0;
+}
+
+static int on_sentence(void *ud, const char *text, size_t len)
+{
+	dump *d = ud;
+	CHECK(len > 0);
+	CHECK(strlen(text) == len);
+	CHECK(text[0] != ' ' && text[len - 1] != ' ');
+	CHECK(ts_utf8_count(text, len) <= 4 * TS_SENTENCE_MAX);
+	ts_buf_printf(&d->out, "%s\n", text);
+	ts_buf_append(&d->out, d->pending.data ? d->pending.data : "", d->pending.len);
+	ts_buf_clear(&d->pending);
+	strip_spaces(text, len, &d->joined);
+	return 0;
+}
+
+static void dump_free(dump *d)
+{
+	ts_buf_free(&d->out);
+	ts_buf_free(&d->pending);
+	ts_buf_free(&d->chunks);
+	ts_buf_free(&d->spoken);
+	ts_buf_free(&d->joined);
+}
+
+/* The text through the front end, each line in pieces of step bytes. */
+static void run(const ts_lang *lang, const char *text, size_t n, size_t step, dump *d)
+{
+	ts_frontend *f = ts_frontend_new(lang, on_chunk, on_text, d);
+	ts_frontend_set_sentence_fn(f, on_sentence);
+	const char *p = text, *end = text + n;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t i = 0;
+		do {
+			size_t k = piece_len(p, len, i, step);
+			CHECK(ts_frontend_feed(f, p + i, k, i + k == len) == 0);
+			i += k;
+		} while (i < len);
+		p += len + (nl ? 1 : 0);
+	}
+	CHECK(d->pending.len == 0); /* every chunk belongs to a sentence */
+	ts_frontend_free(f);
+}
+
+static int collect_chunk(void *ud, const ts_chunk *c)
+{
+	ts_buf_printf(ud, "%c%c %s\n", brk_code[c->brk], c->sentence_end ? '.' : '-', c->text);
+	return 0;
+}
+
+/* The pipeline without sentences: each cleaned paragraph normalized
+ * whole, then segmented.  Gives the cleaned text with lookalikes
+ * repaired (spaces removed), the normalized text and the chunks. */
+static void reference(const ts_lang *lang, const char *text, size_t n, ts_buf *source,
+                      ts_buf *spoken, ts_buf *chunks)
+{
+	ts_cleaner *cl = ts_cleaner_new();
+	ts_normalizer *z = ts_normalizer_new(lang);
+	ts_segmenter *sg = ts_segmenter_new(collect_chunk, chunks);
+	const char *p = text, *end = text + n;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		ts_buf cleaned = {0};
+		CHECK(ts_clean_piece(cl, p, len, 1, &cleaned) == 0);
+		const char *s = cleaned.data ? cleaned.data : "";
+		size_t left = cleaned.len;
+		for (;;) {
+			const char *br = memchr(s, '\n', left);
+			size_t k = br ? (size_t)(br - s) : left;
+			for (size_t i = 0; i < k;) {
+				uint32_t c;
+				int m = ts_utf8_decode((const unsigned char *)s + i, k - i, &c);
+				uint32_t std = ts_lang_lookalike(lang, c);
+				char u[4];
+				if (c != ' ')
+					ts_buf_append(source, u,
+					              (size_t)ts_utf8_encode(std ? std : c, u));
+				i += (size_t)m;
+			}
+			ts_buf out = {0};
+			CHECK(ts_normalize_piece(z, s, k, TS_NORM_LINE_END, &out) == 0);
+			if (out.len)
+				ts_segmenter_feed(sg, out.data, out.len);
+			ts_segmenter_end_paragraph(sg);
+			ts_buf_append(spoken, out.data ? out.data : "", out.len);
+			ts_buf_putc(spoken, '\n');
+			ts_buf_free(&out);
+			if (!br)
+				break;
+			s += k + 1;
+			left -= k + 1;
+		}
+		ts_buf_free(&cleaned);
+		p += len + (nl ? 1 : 0);
+	}
+	ts_cleaner_free(cl);
+	ts_normalizer_free(z);
+	ts_segmenter_free(sg);
+}
+
+static int same(const ts_buf *a, const ts_buf *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
+static void run_case(const ts_lang *lang, const char *dir, const char *name)
+{
+	char golden[1024];
+	size_t n;
+	char *text = read_case(dir, name, golden, sizeof golden, &n);
+	if (!text)
+		return;
+	dump whole = {0};
+	run(lang, text, n, 0, &whole);
+	check_golden(golden, whole.out.data ? whole.out.data : "", whole.out.len);
+
+	ts_buf source = {0}, spoken = {0}, chunks = {0};
+	reference(lang, text, n, &source, &spoken, &chunks);
+	if (!same(&source, &whole.joined)) {
+		fprintf(stderr, "%s: the sentences, joined, are not the text as written\n", name);
+		check_failures++;
+	}
+	if (!same(&spoken, &whole.spoken)) {
+		fprintf(stderr, "%s: the spoken text differs from whole lines normalized\n", name);
+		check_failures++;
+	}
+	if (strncmp(name, "long", 4) != 0 && !same(&chunks, &whole.chunks)) {
+		fprintf(stderr, "%s: the chunks differ from those of the segmenter alone\n", name);
+		check_failures++;
+	}
+
+	static const size_t steps[] = {1, 2, 3, 5, 7, 64};
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		dump d = {0};
+		run(lang, text, n, steps[i], &d);
+		if (!same(&d.out, &whole.out)) {
+			fprintf(stderr, "%s: feeding %zu bytes at a time changes the output\n",
+			        name, steps[i]);
+			check_failures++;
+		}
+		dump_free(&d);
+	}
+	dump_free(&whole);
+	ts_buf_free(&source);
+	ts_buf_free(&spoken);
+	ts_buf_free(&chunks);
+	free(text);
+}
+
+/* A sentence cut short ends after ，；、 past TS_SENTENCE_MAX characters,
+ * after a Han character past twice that, never within a few characters
+ * after ASCII text before four times that. */
+typedef struct cuts {
+	size_t n, max_chars;
+	size_t near_ascii; /* sentences that end within 4 characters after ASCII */
+	int last_near;     /* the last one does */
+} cuts;
+
+static int on_cut_sentence(void *ud, const char *text, size_t len)
+{
+	cuts *c = ud;
+	size_t chars = ts_utf8_count(text, len);
+	c->n++;
+	if (chars > c->max_chars)
+		c->max_chars = chars;
+	/* The last four characters. */
+	size_t i = len, k = 0;
+	c->last_near = 0;
+	while (i > 0 && k < 4) {
+		i--;
+		if (((unsigned char)text[i] & 0xC0) == 0x80)
+			continue;
+		k++;
+		if ((unsigned char)text[i] < 0x80)
+			c->last_near = 1;
+	}
+	c->near_ascii += (size_t)c->last_near;
+	return 0;
+}
+
+static void check_hostile(void)
+{
+	/* A megabyte with no punctuation: memory stays bounded, and the
+	 * sentence comes in parts of at most 4 * TS_SENTENCE_MAX characters. */
+	cuts c = {0};
+	ts_frontend *f = ts_frontend_new(NULL, NULL, NULL, &c);
+	ts_frontend_set_sentence_fn(f, on_cut_sentence);
+	char piece[3000];
+	for (size_t i = 0; i + 3 <= sizeof piece; i += 3)
+		memcpy(piece + i, "天", 3);
+	for (int i = 0; i < 350; i++)
+		CHECK(ts_frontend_feed(f, piece, sizeof piece, i == 349) == 0);
+	CHECK(c.max_chars <= 2 * TS_SENTENCE_MAX);
+	CHECK(c.n == 350 * 1000 / (2 * TS_SENTENCE_MAX) + 1);
+	ts_frontend_free(f);
+
+	/* Digits and Han mixed: no cut just after a digit (the paragraph's
+	 * end aside). */
+	cuts d = {0};
+	f = ts_frontend_new(NULL, NULL, NULL, &d);
+	ts_frontend_set_sentence_fn(f, on_cut_sentence);
+	const char *s = "他走了3个小时";
+	for (int i = 0; i < 1000; i++)
+		CHECK(ts_frontend_feed(f, s, strlen(s), 0) == 0);
+	CHECK(ts_frontend_feed(f, "", 0, 1) == 0);
+	CHECK(d.near_ascii == (size_t)d.last_near);
+	CHECK(d.max_chars <= 2 * TS_SENTENCE_MAX + 8);
+	CHECK(d.n >= 1000 * 7 / (2 * TS_SENTENCE_MAX + 8));
+	ts_frontend_free(f);
+}
+
+/* A sentence ending in a number: the number is read in full with its
+ * own sentence, not held for the next. */
+typedef struct order {
+	ts_buf log;
+} order;
+
+static int log_chunk(void *ud, const ts_chunk *c)
+{
+	ts_buf_printf(&((order *)ud)->log, "chunk %s\n", c->text);
+	return 0;
+}
+
+static int log_sentence(void *ud, const char *text, size_t len)
+{
+	ts_buf_printf(&((order *)ud)->log, "sentence %.*s\n", (int)len, text);
+	return 0;
+}
+
+static void check_order(const ts_lang *lang)
+{
+	order o = {{0}};
+	ts_frontend *f = ts_frontend_new(lang, log_chunk, NULL, &o);
+	ts_frontend_set_sentence_fn(f, log_sentence);
+	const char *s = "他们共有25！我们有3";
+	CHECK(ts_frontend_feed(f, s, strlen(s), 0) == 0);
+	CHECK(ts_frontend_feed(f, "个。", strlen("个。"), 1) == 0);
+	const char *want = "chunk 他们共有二十五！\n"
+	                   "sentence 他们共有25！\n"
+	                   "chunk 我们有三个。\n"
+	                   "sentence 我们有3个。\n";
+	if (!o.log.data || strcmp(o.log.data, want) != 0) {
+		fprintf(stderr, "order of chunks and sentences:\n%s", o.log.data ? o.log.data : "");
+		check_failures++;
+	}
+	ts_buf_free(&o.log);
+	ts_frontend_free(f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_frontend LANG_DIR DATA_DIR CASE...\n");
+		return 2;
+	}
+	int err;
+	char msg[512];
+	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	if (!lang) {
+		fprintf(stderr, "%s\n", msg);
+		return 1;
+	}
+	for (int i = 3; i < argc; i++)
+		run_case(lang, argv[2], argv[i]);
+	check_hostile();
+	check_order(lang);
+	ts_lang_free(lang);
+	return check_done("test_frontend");
+}
