@@ -12,11 +12,18 @@
  *   rms_dbfs=-21.34       RMS over every sample; -999 for digital silence
  *   silence_max_frames=0  longest run of frames whose samples are all exactly 0
  *   silence_max_s=0.000000
+ *   pcm_hash=0123abcd...  FNV-1a (64 bits) of the samples as decoded: the
+ *                         same for the same audio, whatever the tags
+ *   title=...             the tags libsndfile reads (UTF-8), each line only
+ *   artist=...            when the file has it
+ *   album=...
+ *   track=3/12
  *
  * Usage: wavinfo FILE.  Exit 0, or 1 (with a message on stderr) if the
  * file cannot be opened or read as audio, 2 on a usage error. */
 #include <math.h>
 #include <sndfile.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,9 +34,7 @@ static const char *major_name(int format)
 	case SF_FORMAT_WAVEX: return "WAVEX";
 	case SF_FORMAT_FLAC: return "FLAC";
 	case SF_FORMAT_OGG: return "OGG";
-#ifdef SF_FORMAT_MPEG
 	case SF_FORMAT_MPEG: return "MPEG";
-#endif
 	case SF_FORMAT_AIFF: return "AIFF";
 	case SF_FORMAT_RAW: return "RAW";
 	default: return "other";
@@ -47,12 +52,8 @@ static const char *subtype_name(int format)
 	case SF_FORMAT_FLOAT: return "FLOAT";
 	case SF_FORMAT_DOUBLE: return "DOUBLE";
 	case SF_FORMAT_VORBIS: return "VORBIS";
-#ifdef SF_FORMAT_OPUS
 	case SF_FORMAT_OPUS: return "OPUS";
-#endif
-#ifdef SF_FORMAT_MPEG_LAYER_III
 	case SF_FORMAT_MPEG_LAYER_III: return "MPEG_LAYER_III";
-#endif
 	default: return "other";
 	}
 }
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double peak = 0, sumsq = 0;
+	uint64_t hash = 14695981039346656037u;
 	long long frames = 0, run = 0, longest = 0;
 	sf_count_t k;
 	while ((k = sf_readf_double(sf, buf, CHUNK)) > 0) {
@@ -95,6 +97,9 @@ int main(int argc, char **argv)
 				if (a > peak)
 					peak = a;
 				sumsq += x * x;
+				uint32_t v = (uint32_t)lrint(x * 32768.0);
+				for (int b = 0; b < 32; b += 8)
+					hash = (hash ^ ((v >> b) & 0xff)) * 1099511628211u;
 				if (x != 0.0)
 					zero = 0;
 			}
@@ -134,6 +139,19 @@ int main(int argc, char **argv)
 	printf("rms_dbfs=%.2f\n", rms > 0 ? 20 * log10(rms) : -999.0);
 	printf("silence_max_frames=%lld\n", longest);
 	printf("silence_max_s=%.6f\n", (double)longest / info.samplerate);
+	printf("pcm_hash=%016llx\n", (unsigned long long)hash);
+	static const struct {
+		int type;
+		const char *key;
+	} tags[] = {{SF_STR_TITLE, "title"},
+	            {SF_STR_ARTIST, "artist"},
+	            {SF_STR_ALBUM, "album"},
+	            {SF_STR_TRACKNUMBER, "track"}};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+		const char *v = sf_get_string(sf, tags[i].type);
+		if (v && *v)
+			printf("%s=%s\n", tags[i].key, v);
+	}
 	free(buf);
 	sf_close(sf);
 	return 0;
