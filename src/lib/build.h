@@ -33,11 +33,12 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
 
 /* Speak chapter ch with syn, voice v and language data lang into the
- * audio file path (written through a temporary name tagged owner_pid).
- * Fills res and returns res->status.  progress may be NULL. */
+ * audio file path, written with the quality, tags and owner of wo (its
+ * rate and expected length are the chapter's own).  Fills res and returns
+ * res->status.  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
-                     const ts_format *fmt, const char *path, long owner_pid, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud);
+                     const ts_format *fmt, const char *path, const ts_writer_opts *wo,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
 
 /* What ts_spoken_text() writes. */
 typedef enum ts_text_mode {
@@ -89,6 +90,8 @@ typedef struct ts_build_job {
 	const ts_lang *lang; /* language data (may be NULL) */
 	double rate_factor;
 	const ts_format *format;
+	int quality;                   /* TS_QUALITY_* */
+	const char *author;            /* the artist tag, or NULL */
 	char *const *paths;            /* audio file path of each chapter */
 	int workers;                   /* >= 1 */
 	long owner_pid;                /* tags temporary files */
