@@ -1,10 +1,11 @@
 /* fixup.c - in-place repairs to files libsndfile has written (see
  * fixup.h).
  *
- * A repair touches header bytes only: it reads what it needs, patches it
- * and writes it back at the same offset; nothing else in the file moves.
- * Anything unexpected in an ID3 tag leaves the tag as it is (it still
- * plays, only its text may show wrong). */
+ * Both repairs touch header bytes only, so they read what they need, patch
+ * it and write it back at the same offset; nothing else in the file moves.
+ * Anything unexpected in an Ogg file is an error (its bytes would not be
+ * reproducible); anything unexpected in an ID3 tag leaves the tag as it
+ * is (it still plays, only its text may show wrong). */
 #include "fixup.h"
 
 #include "util.h"
@@ -48,6 +49,119 @@ static int write_at(int fd, const void *buf, size_t n, off_t off)
 	}
 	return 0;
 }
+
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* ---- Ogg ------------------------------------------------------------ */
+
+/* The CRC of each 4-bit value, most significant bit first: a table of 16
+ * keeps the code small, and the pages of a chapter are a few megabytes. */
+static const uint32_t crc_nibble[16] = {
+    0x00000000, 0x04c11db7, 0x09823b6e, 0x0d4326d9, 0x130476dc, 0x17c56b6b, 0x1a864db2, 0x1e475005,
+    0x2608edb8, 0x22c9f00f, 0x2f8ad6d6, 0x2b4bcb61, 0x350c9b64, 0x31cd86d3, 0x3c8ea00a, 0x384fbdbd,
+};
+
+uint32_t ts_ogg_crc(uint32_t crc, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		crc = (crc << 4) ^ crc_nibble[(crc >> 28) ^ (p[i] >> 4)];
+		crc = (crc << 4) ^ crc_nibble[(crc >> 28) ^ (p[i] & 15u)];
+	}
+	return crc;
+}
+
+/* A page: 27 bytes of header, up to 255 lacing values, up to 255 * 255
+ * bytes of body. */
+enum { OGG_HEADER = 27, OGG_PAGE_MAX = 27 + 255 + 255 * 255 };
+
+/* The checksum of a page with its checksum field taken as zero. */
+static uint32_t page_crc(unsigned char *page, size_t len)
+{
+	unsigned char saved[4];
+	memcpy(saved, page + 22, 4);
+	memset(page + 22, 0, 4);
+	uint32_t crc = ts_ogg_crc(0, page, len);
+	memcpy(page + 22, saved, 4);
+	return crc;
+}
+
+int ts_ogg_set_serial(const char *path, uint32_t serial, char *errbuf, size_t errsz)
+{
+	int rc = 0;
+	unsigned char *page = NULL;
+	off_t off = 0;
+	uint32_t stream = 0;
+	long pages = 0;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		goto io_error;
+	if (!(page = malloc(OGG_PAGE_MAX))) {
+		snprintf(errbuf, errsz, "out of memory");
+		rc = TS_ENOMEM;
+		goto out;
+	}
+	for (;; pages++) {
+		ssize_t got = read_at(fd, page, OGG_HEADER, off);
+		if (got < 0)
+			goto io_error;
+		if (got == 0)
+			break;
+		if (got < OGG_HEADER || memcmp(page, "OggS", 4) != 0 || page[4] != 0)
+			goto bad_page;
+		size_t nseg = page[26], body = 0;
+		if (read_at(fd, page + OGG_HEADER, nseg, off + OGG_HEADER) != (ssize_t)nseg)
+			goto bad_page;
+		for (size_t i = 0; i < nseg; i++)
+			body += page[OGG_HEADER + i];
+		size_t len = OGG_HEADER + nseg + body;
+		got = read_at(fd, page + OGG_HEADER + nseg, body, off + (off_t)(OGG_HEADER + nseg));
+		if (got < 0)
+			goto io_error;
+		/* A page that was already damaged, or a second stream, means
+		 * this is not the file libsndfile was asked to write. */
+		if ((size_t)got != body || page_crc(page, len) != get_le32(page + 22))
+			goto bad_page;
+		if (pages == 0)
+			stream = get_le32(page + 14);
+		else if (get_le32(page + 14) != stream)
+			goto bad_page;
+		put_le32(page + 14, serial);
+		put_le32(page + 22, page_crc(page, len));
+		if (write_at(fd, page, OGG_HEADER, off) != 0)
+			goto io_error;
+		off += (off_t)len;
+	}
+	if (pages == 0)
+		goto bad_page;
+	goto out;
+bad_page:
+	snprintf(errbuf, errsz, "%s: not a single Ogg stream at byte %lld", path, (long long)off);
+	rc = TS_EAUDIO;
+	goto out;
+io_error:
+	snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+	rc = TS_EIO;
+out:
+	if (fd >= 0 && close(fd) != 0 && !rc) {
+		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		rc = TS_EIO;
+	}
+	free(page);
+	return rc;
+}
+
+/* ---- ID3 ------------------------------------------------------------ */
 
 /* LAME writes a tag of a few hundred bytes; one much larger is not
  * LAME's, and is left alone rather than read into memory. */

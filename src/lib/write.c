@@ -152,8 +152,25 @@ static int flac_open(ts_writer *w, const ts_writer_opts *o)
 }
 
 /* The lossy formats take quality 0-10 like oggenc's -q, default 4: about
- * 50 kbit/s for a 22,050 Hz voice in MP3. */
+ * 50 kbit/s for a 22,050 Hz voice in Vorbis and MP3, 24 kbit/s in Opus. */
 enum { LOSSY_QUALITY = 4 };
+
+/* Ogg Vorbis: libsndfile's level is 1 - the Vorbis quality (0-1). */
+static int vorbis_open(ts_writer *w, const ts_writer_opts *o)
+{
+	w->sf_format = SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+	return sf_open_fmt(w, o, 1.0 - quality_or(o, LOSSY_QUALITY) / 10.0);
+}
+
+/* Ogg Opus: the quality picks a bit rate; libsndfile's level L gives
+ * 6 + 250 * (1 - L) kbit/s (it truncates: hence the half bit). */
+static int opus_open(ts_writer *w, const ts_writer_opts *o)
+{
+	static const int kbps[TS_QUALITY_MAX + 1] = {6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192};
+	double bps = kbps[quality_or(o, LOSSY_QUALITY)] * 1000.0;
+	w->sf_format = SF_FORMAT_OGG | SF_FORMAT_OPUS;
+	return sf_open_fmt(w, o, 1.0 - (bps - 6000.0 + 0.5) / 250000.0);
+}
 
 /* MP3 through libsndfile's LAME encoder: what every player takes.  VBR,
  * quality Q is LAME's -V (10 - Q; LAME stops short of 10).  The bit-rate
@@ -173,6 +190,26 @@ static int mp3_open(ts_writer *w, const ts_writer_opts *o)
 	return rc;
 }
 
+/* The Ogg serial number of a chapter file: from its name (not its folder),
+ * so that it is the same on every run, and differs from chapter to
+ * chapter, as streams chained into one file must (FNV-1a). */
+static uint32_t ogg_serial(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)(base ? base + 1 : path); *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+static int ogg_close(ts_writer *w)
+{
+	int rc = sf_close_fmt(w);
+	if (!rc)
+		rc = ts_ogg_set_serial(w->tmp, ogg_serial(w->path), w->errmsg, sizeof w->errmsg);
+	return rc;
+}
+
 static int mp3_close(ts_writer *w)
 {
 	int rc = sf_close_fmt(w);
@@ -181,13 +218,16 @@ static int mp3_close(ts_writer *w)
 	return rc;
 }
 
+static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000, 0};
+
 /* Every format here writes the same bytes for the same audio and
- * settings, whichever process writes it and when (Ogg is not offered yet:
- * libsndfile gives each Ogg stream a random serial number). */
+ * settings, whichever process writes it and when. */
 static const ts_format formats[] = {
-    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt, 0},
-    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt, 0},
-    {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, 1},
+    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
+    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
+    {"ogg", "ogg", vorbis_open, sf_write_fmt, ogg_close, NULL, 0, 0},
+    {"opus", "opus", opus_open, sf_write_fmt, ogg_close, opus_rates, 48000, 0},
+    {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, NULL, 0, 1},
 };
 
 const ts_format *ts_format_find(const char *name)
@@ -200,7 +240,17 @@ const ts_format *ts_format_find(const char *name)
 
 const char *ts_format_names(void)
 {
-	return "wav, flac, mp3";
+	return "wav, flac, ogg, opus, mp3";
+}
+
+int ts_format_pick_rate(const ts_format *f, int rate)
+{
+	if (!f->rates)
+		return rate;
+	for (const int *r = f->rates; *r; r++)
+		if (*r == rate)
+			return rate;
+	return f->default_rate;
 }
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
@@ -218,9 +268,26 @@ static char *temp_name(const char *path, long pid)
 	return b.data;
 }
 
+/* "8000, 12000 or 48000" into b. */
+static int rate_list(ts_buf *b, const int *rates)
+{
+	int rc = 0;
+	for (const int *r = rates; *r && !rc; r++)
+		rc = ts_buf_printf(b, "%s%d", r == rates ? "" : r[1] ? ", " : " or ", *r);
+	return rc;
+}
+
 ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
                           char *errbuf, size_t errsz)
 {
+	if (ts_format_pick_rate(fmt, o->rate) != o->rate) {
+		ts_buf rates = {0};
+		*err = rate_list(&rates, fmt->rates) ? TS_ENOMEM : TS_EINVAL;
+		snprintf(errbuf, errsz, "%s: %s cannot hold audio at %d Hz (only %s Hz)", path,
+		         fmt->name, o->rate, rates.data ? rates.data : "other rates");
+		ts_buf_free(&rates);
+		return NULL;
+	}
 	if (o->quality != TS_QUALITY_DEFAULT &&
 	    (o->quality < TS_QUALITY_MIN || o->quality > TS_QUALITY_MAX)) {
 		*err = TS_EINVAL;

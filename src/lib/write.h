@@ -13,7 +13,7 @@
 typedef struct ts_writer ts_writer;
 
 /* What a chapter file says about itself, where the format carries it
- * (WAV LIST/INFO, FLAC comments, MP3 ID3).  Strings are UTF-8;
+ * (WAV LIST/INFO, FLAC and Ogg comments, MP3 ID3).  Strings are UTF-8;
  * NULL or "" leaves a field out, and so does track 0. */
 typedef struct ts_audio_meta {
 	const char *title;  /* the chapter's title */
@@ -28,7 +28,7 @@ typedef struct ts_audio_meta {
 enum { TS_QUALITY_MIN = 0, TS_QUALITY_MAX = 10, TS_QUALITY_DEFAULT = -1 };
 
 typedef struct ts_writer_opts {
-	int rate;                  /* samples per second */
+	int rate;                  /* samples per second; see ts_format_pick_rate() */
 	uint64_t expect_frames;    /* a generous estimate of the length, which lets
 	                              a format choose a container that can hold it */
 	int quality;               /* TS_QUALITY_MIN..MAX, or TS_QUALITY_DEFAULT */
@@ -42,7 +42,9 @@ typedef struct ts_format {
 	int (*open)(ts_writer *w, const ts_writer_opts *o);
 	int (*write)(ts_writer *w, const int16_t *s, size_t n);
 	int (*close)(ts_writer *w);
-	int track_total; /* its convention writes the track as "3/12" */
+	const int *rates; /* the sample rates it can hold, 0-terminated; NULL: any */
+	int default_rate; /* what to resample to when the rate is not one of them */
+	int track_total;  /* its convention writes the track as "3/12" */
 } ts_format;
 
 /* Format by name, or NULL. */
@@ -50,9 +52,15 @@ const ts_format *ts_format_find(const char *name);
 /* Comma-separated names of the formats, static storage. */
 const char *ts_format_names(void);
 
+/* The sample rate to give a writer of format f for audio made at rate:
+ * rate itself if f can hold it, else the rate to resample to (Opus takes
+ * only 8, 12, 16, 24 and 48 kHz: 48000). */
+int ts_format_pick_rate(const ts_format *f, int rate);
+
 /* Open path for writing in format fmt, through a temporary name (see
- * above), with the settings of o.  Returns NULL with *err and a message
- * in errbuf on failure. */
+ * above), with the settings of o.  The rate must be one the format can
+ * hold (ts_format_pick_rate()).  Returns NULL with *err and a message in
+ * errbuf on failure. */
 ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
                           char *errbuf, size_t errsz);
 int ts_writer_write(ts_writer *w, const int16_t *s, size_t n);

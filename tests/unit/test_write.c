@@ -1,5 +1,6 @@
 /* test_write.c - the audio writers: every format decodes to the length
- * written, carries its tags and honours --quality; the ID3 repair.
+ * written, carries its tags, honours --quality and writes the same bytes
+ * every time; the Ogg serial rewrite leaves valid pages; the ID3 repair.
  *
  * Usage: test_write SCRATCH_DIR */
 #include "check.h"
@@ -144,6 +145,87 @@ static long file_size(const char *name)
 	return stat(path, &st) == 0 ? (long)st.st_size : -1;
 }
 
+/* The Ogg CRC the slow way, bit by bit, to check the table-driven one. */
+static uint32_t crc_bitwise(const unsigned char *p, size_t n)
+{
+	uint32_t crc = 0;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= (uint32_t)p[i] << 24;
+		for (int b = 0; b < 8; b++)
+			crc = crc & 0x80000000u ? crc << 1 ^ 0x04c11db7u : crc << 1;
+	}
+	return crc;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Walk the pages of an Ogg file: each starts with OggS, has a correct
+ * checksum and the serial of the first.  Returns the number of pages (0
+ * if any is wrong) and the serial. */
+static int check_ogg_pages(const char *name, uint32_t *serial)
+{
+	size_t n;
+	unsigned char *f = (unsigned char *)slurp(name, &n);
+	int pages = 0;
+	size_t off = 0;
+	while (f && off < n) {
+		if (n - off < 27 || memcmp(f + off, "OggS", 4) != 0) {
+			fprintf(stderr, "%s: no page at byte %zu\n", name, off);
+			pages = 0;
+			break;
+		}
+		size_t nseg = f[off + 26], len = 27 + nseg;
+		for (size_t i = 0; i < nseg && off + 27 + i < n; i++)
+			len += f[off + 27 + i];
+		if (off + len > n) {
+			fprintf(stderr, "%s: page at byte %zu is cut off\n", name, off);
+			pages = 0;
+			break;
+		}
+		uint32_t want = le32(f + off + 22);
+		memset(f + off + 22, 0, 4);
+		uint32_t got = crc_bitwise(f + off, len);
+		if (pages == 0)
+			*serial = le32(f + off + 14);
+		if (got != want || le32(f + off + 14) != *serial) {
+			fprintf(stderr, "%s: page %d: crc %08x (stored %08x), serial %08x\n", name,
+			        pages, got, want, le32(f + off + 14));
+			pages = 0;
+			break;
+		}
+		pages++;
+		off += len;
+	}
+	free(f);
+	return pages;
+}
+
+static void test_crc(void)
+{
+	/* CRC-32/CKSUM of "123456789" is 0x765e7680: the same CRC with a
+	 * final xor of all ones. */
+	const unsigned char *nine = (const unsigned char *)"123456789";
+	CHECK(ts_ogg_crc(0, nine, 9) == (0x765e7680u ^ 0xffffffffu));
+	CHECK(crc_bitwise(nine, 9) == ts_ogg_crc(0, nine, 9));
+	CHECK(ts_ogg_crc(ts_ogg_crc(0, nine, 4), nine + 4, 5) == ts_ogg_crc(0, nine, 9));
+}
+
+static void test_pick_rate(void)
+{
+	const ts_format *opus = ts_format_find("opus"), *wav = ts_format_find("wav");
+	CHECK(ts_format_pick_rate(opus, 22050) == 48000);
+	CHECK(ts_format_pick_rate(opus, 44100) == 48000);
+	CHECK(ts_format_pick_rate(opus, 48000) == 48000);
+	CHECK(ts_format_pick_rate(opus, 24000) == 24000);
+	CHECK(ts_format_pick_rate(wav, 22050) == 22050);
+	CHECK(ts_format_pick_rate(ts_format_find("mp3"), 44100) == 44100);
+	CHECK(ts_format_find("vorbis") == NULL);
+	CHECK(strstr(ts_format_names(), "ogg") && strstr(ts_format_names(), "opus"));
+}
+
 /* Every format: decodes to the length written (within 20 ms), at the
  * rate written, with the tags. */
 static void test_formats(void)
@@ -153,9 +235,8 @@ static void test_formats(void)
 		int rate;
 		const char *track; /* as read back */
 	} cases[] = {
-	    {"wav", 22050, "3"},
-	    {"flac", 22050, "3"},
-	    {"mp3", 22050, "3/12"},
+	    {"wav", 22050, "3"},  {"flac", 22050, "3"},   {"ogg", 22050, "3"},
+	    {"opus", 48000, "3"}, {"mp3", 22050, "3/12"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		size_t n;
@@ -185,6 +266,113 @@ static void test_formats(void)
 			CHECK(got == (long)n);
 		free(s);
 	}
+}
+
+/* The same audio written twice, in one process and so with different
+ * random serials from libsndfile, gives the same bytes; and every page
+ * of it is sound. */
+static void test_ogg_identical(void)
+{
+	static const struct {
+		const char *fmt;
+		int rate;
+	} cases[] = {{"ogg", 22050}, {"opus", 48000}};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n;
+		int16_t *s = make_audio(cases[i].rate, 6.1, &n);
+		char a[64], b[64], sub[1024];
+		path_of(sub, sizeof sub, "again");
+		mkdir(sub, 0777);
+		snprintf(a, sizeof a, "same.%s", cases[i].fmt);
+		snprintf(b, sizeof b, "again/same.%s", cases[i].fmt);
+		CHECK(write_file(cases[i].fmt, a, s, n, cases[i].rate, 3, &meta_zh) == 0);
+		CHECK(write_file(cases[i].fmt, b, s, n, cases[i].rate, 3, &meta_zh) == 0);
+		if (!same_bytes(a, b)) {
+			fprintf(stderr, "%s: two writes of the same audio differ\n", a);
+			check_failures++;
+		}
+		uint32_t serial_a = 0, serial_b = 0;
+		CHECK(check_ogg_pages(a, &serial_a) > 2);
+		/* Another name, another stream serial. */
+		snprintf(b, sizeof b, "other.%s", cases[i].fmt);
+		CHECK(write_file(cases[i].fmt, b, s, n, cases[i].rate, 3, &meta_zh) == 0);
+		CHECK(check_ogg_pages(b, &serial_b) > 2);
+		CHECK(serial_a != serial_b);
+		free(s);
+	}
+}
+
+/* ts_ogg_set_serial() on a file straight from libsndfile: the pages stay
+ * valid and decode to the same samples. */
+static void test_ogg_set_serial(void)
+{
+	char path[1024], err[512];
+	path_of(path, sizeof path, "raw.ogg");
+	size_t n;
+	int16_t *s = make_audio(22050, 3.0, &n);
+	SF_INFO info = {
+	    .samplerate = 22050, .channels = 1, .format = SF_FORMAT_OGG | SF_FORMAT_VORBIS};
+	SNDFILE *sf = sf_open(path, SFM_WRITE, &info);
+	CHECK(sf != NULL);
+	if (!sf) {
+		free(s);
+		return;
+	}
+	sf_write_short(sf, s, (sf_count_t)n);
+	sf_close(sf);
+
+	size_t before_n, after_n;
+	char *before = slurp("raw.ogg", &before_n);
+	short *pcm_before = malloc(n * 2 * sizeof *pcm_before);
+	short *pcm_after = malloc(n * 2 * sizeof *pcm_after);
+	SF_INFO ri = {0};
+	sf = sf_open(path, SFM_READ, &ri);
+	sf_count_t k1 = sf ? sf_read_short(sf, pcm_before, (sf_count_t)n * 2) : -1;
+	sf_close(sf);
+
+	CHECK(ts_ogg_set_serial(path, 0x12345678u, err, sizeof err) == 0);
+	uint32_t serial = 0;
+	int pages = check_ogg_pages("raw.ogg", &serial);
+	CHECK(pages > 2);
+	CHECK(serial == 0x12345678u);
+	char *after = slurp("raw.ogg", &after_n);
+	CHECK(before_n == after_n);
+	/* Nothing but serials and checksums changed. */
+	size_t diff = 0;
+	for (size_t i = 0; before && after && i < before_n && i < after_n; i++)
+		diff += before[i] != after[i];
+	CHECK(diff > 0 && diff <= (size_t)pages * 8);
+
+	sf = sf_open(path, SFM_READ, &ri);
+	CHECK(sf != NULL);
+	sf_count_t k2 = sf ? sf_read_short(sf, pcm_after, (sf_count_t)n * 2) : -2;
+	if (sf)
+		sf_close(sf);
+	CHECK(k1 == k2 && k1 > 0);
+	CHECK(k1 > 0 && memcmp(pcm_before, pcm_after, (size_t)k1 * sizeof *pcm_after) == 0);
+
+	/* Damaged files are refused, not rewritten. */
+	FILE *f = fopen(path, "r+b");
+	fseek(f, (long)after_n / 2, SEEK_SET);
+	fputc(after[after_n / 2] ^ 0x55, f);
+	fclose(f);
+	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
+	f = fopen(path, "wb");
+	fputs("RIFF and not Ogg at all", f);
+	fclose(f);
+	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
+	CHECK(strstr(err, "raw.ogg") != NULL);
+	f = fopen(path, "wb");
+	fclose(f);
+	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
+	path_of(path, sizeof path, "missing.ogg");
+	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EIO);
+
+	free(before);
+	free(after);
+	free(pcm_before);
+	free(pcm_after);
+	free(s);
 }
 
 /* MP3: an ID3v2.4 tag with UTF-8 text; the ID3v1 trailer only when its
@@ -249,14 +437,14 @@ static void test_id3(void)
 	free(s);
 }
 
-/* --quality: out of range refused; higher gives bigger MP3 files and
+/* --quality: out of range refused; higher gives bigger lossy files and
  * smaller FLAC files. */
 static void test_quality(void)
 {
 	size_t n;
 	int16_t *s = make_audio(48000, 5.0, &n);
-	static const char *fmts[] = {"flac", "mp3"};
-	for (size_t i = 0; i < 2; i++) {
+	static const char *fmts[] = {"flac", "ogg", "opus", "mp3"};
+	for (size_t i = 0; i < 4; i++) {
 		char lo[64], hi[64];
 		int rate = strcmp(fmts[i], "opus") == 0 ? 48000 : 22050;
 		size_t len = strcmp(fmts[i], "opus") == 0 ? n : n * 22050 / 48000;
@@ -287,6 +475,19 @@ static void test_quality(void)
 	free(s);
 }
 
+/* Opus at eSpeak's 22,050 Hz: a clear error, no file left behind. */
+static void test_opus_rate(void)
+{
+	char path[1024], err[512] = "";
+	path_of(path, sizeof path, "bad.opus");
+	int rc = 0;
+	ts_writer_opts o = {.rate = 22050, .quality = TS_QUALITY_DEFAULT, .owner_pid = 1};
+	CHECK(ts_writer_open(ts_format_find("opus"), path, &o, &rc, err, sizeof err) == NULL);
+	CHECK(rc == TS_EINVAL);
+	CHECK(strstr(err, "22050") && strstr(err, "48000"));
+	CHECK(access(path, F_OK) != 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -297,8 +498,13 @@ int main(int argc, char **argv)
 	snprintf(dir, sizeof dir, "%s/test_write.d", argv[1]);
 	mkdir(dir, 0777);
 	scratch = dir;
+	test_crc();
+	test_pick_rate();
 	test_formats();
+	test_ogg_identical();
+	test_ogg_set_serial();
 	test_id3();
 	test_quality();
+	test_opus_rate();
 	return check_done("test_write");
 }
