@@ -129,7 +129,14 @@ static const char build_help[] =
     "      --rate X         speed factor applied to the preset's rate, 0.5-2.5\n"
     "                       (default: 1; 1.25 is a quarter faster)\n"
     "      --format FMT     audio format: wav (default, 16-bit PCM), flac (lossless,\n"
-    "                       about half the size), mp3\n"
+    "                       about half the size), ogg (Vorbis), mp3, opus (always\n"
+    "                       48 kHz)\n"
+    "      --quality Q      0-10: for ogg, opus and mp3 the sound (higher is better\n"
+    "                       and bigger; default 4: about 50 kbit/s, opus 24), for\n"
+    "                       flac the compression effort (default 0: fastest; 10 is\n"
+    "                       about 10% smaller and 3 times slower); wav ignores it\n"
+    "      --author NAME    the author, written into each file's tags (with the\n"
+    "                       chapter as title, the book as album, and the track)\n"
     "      --loudness LUFS  integrated loudness of every chapter, -40 to -10\n"
     "                       (default: -20, EBU R 128); 'off' keeps eSpeak's level\n"
     "      --true-peak DBTP ceiling for the true peak, -12 to 0 (default: -3, which\n"
@@ -154,7 +161,7 @@ static const char build_help[] =
     "\n"
     "Output folder:\n"
     "  NNN-<title>.wav      one file per chapter (000 is the front matter, if any;\n"
-    "                       .flac or .mp3 with --format)\n"
+    "                       .flac, .ogg, .opus or .mp3 with --format)\n"
     "  NNN-<title>.srt      its sentence timing: one cue per sentence, the title\n"
     "                       first, with the text as written in the book (also .vtt,\n"
     "                       .lrc and .json, a list of {start, end, text} in seconds,\n"
@@ -696,10 +703,12 @@ static int cmd_build(int argc, char **argv)
 	    {"sample-rate", required_argument, 0, 'R'},
 	    {"sentence-pause", required_argument, 0, 'S'},
 	    {"paragraph-pause", required_argument, 0, 'G'},
+	    {"quality", required_argument, 0, 'Q'},  {"author", required_argument, 0, 'A'},
 	    {0, 0, 0, 0}};
 	/* clang-format on */
 	const char *outdir = "out", *voice_name = "cmn", *vdir_opt = NULL, *format_name = "wav";
-	const char *encoding = NULL;
+	const char *encoding = NULL, *author = NULL;
+	long quality = TS_QUALITY_DEFAULT;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	double rate = 1.0;
 	ts_master_opts mo = {.normalize = 1,
@@ -772,6 +781,22 @@ static int cmd_build(int argc, char **argv)
 			*(c == 'S' ? &sentence_pause : &paragraph_pause) = lround(ms);
 			break;
 		}
+		case 'Q':
+			errno = 0;
+			quality = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || quality < TS_QUALITY_MIN ||
+			    quality > TS_QUALITY_MAX)
+				return usage_error(
+				    "build",
+				    "--quality takes a whole number from %d to %d, not "
+				    "'%s'",
+				    TS_QUALITY_MIN, TS_QUALITY_MAX, optarg);
+			break;
+		case 'A':
+			if (ts_utf8_check(optarg, strlen(optarg), 1) != strlen(optarg))
+				return usage_error("build", "--author must be UTF-8 text");
+			author = optarg;
+			break;
 		case 'E':
 			if (check_encoding("build", optarg))
 				return EXIT_USAGE;
@@ -807,6 +832,10 @@ static int cmd_build(int argc, char **argv)
 	if (!fmt)
 		return usage_error("build", "unknown format '%s' (known: %s)", format_name,
 		                   ts_format_names());
+	if (mo.out_rate && ts_format_pick_rate(fmt, mo.out_rate) != mo.out_rate)
+		return usage_error("build",
+		                   "--format %s cannot hold %d Hz audio; it is made at %d Hz",
+		                   fmt->name, mo.out_rate, ts_format_pick_rate(fmt, mo.out_rate));
 	ts_voice voice;
 	ts_lang *lang = NULL;
 	char err[1024];
@@ -931,6 +960,8 @@ static int cmd_build(int argc, char **argv)
 	                    .rate_factor = rate,
 	                    .format = fmt,
 	                    .master = mo,
+	                    .quality = (int)quality,
+	                    .author = author,
 	                    .paths = paths,
 	                    .timing = timing,
 	                    .workers = (int)jobs,

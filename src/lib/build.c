@@ -138,7 +138,7 @@ static int on_chunk(void *ud, const ts_chunk *c)
 
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
-                     unsigned timing, long owner_pid, ts_chapter_result *res,
+                     unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
                      ts_chapter_progress_fn progress, void *ud)
 {
 	int rc = 0;
@@ -152,11 +152,12 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	int rate = ts_synth_rate(syn);
 	double seconds = (double)(ch->chars + strlen(ch->title) + 100) / 2.0 * 175.0 /
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
-	r.w = ts_master_open(mo, rate, fmt, path, (uint64_t)(seconds * rate), owner_pid, &rc,
-	                     res->errmsg, sizeof res->errmsg);
+	ts_writer_opts o = *wo;
+	o.expect_frames = (uint64_t)(seconds * rate);
+	r.w = ts_master_open(mo, rate, fmt, path, &o, &rc, res->errmsg, sizeof res->errmsg);
 	if (!r.w)
 		goto out;
-	if (timing && !(r.cues = ts_cues_open(timing, path, rate, owner_pid, &rc, res->errmsg,
+	if (timing && !(r.cues = ts_cues_open(timing, path, rate, wo->owner_pid, &rc, res->errmsg,
 	                                      sizeof res->errmsg)))
 		goto out;
 	r.fin = ts_finish_new(rate, v, ts_master_write, r.w);
@@ -458,9 +459,18 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		pid_t pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			/* Tracks count from 1 in book order (the front matter,
+			 * file 000, is track 1). */
+			ts_audio_meta meta = {.title = ch->title,
+			                      .artist = job->author,
+			                      .album = ts_book_title(job->book),
+			                      .track = idx + 1,
+			                      .tracks = (int)ts_book_count(job->book)};
+			ts_writer_opts wo = {
+			    .quality = job->quality, .meta = &meta, .owner_pid = job->owner_pid};
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
-			                 job->paths[idx], job->timing, job->owner_pid, &m.res,
-			                 worker_progress, &ctx);
+			                 job->paths[idx], job->timing, &wo, &m.res, worker_progress,
+			                 &ctx);
 			m.samples = m.res.samples;
 			struct rusage ru;
 			if (getrusage(RUSAGE_SELF, &ru) == 0)

@@ -35,15 +35,16 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
 
 /* Speak chapter ch with syn, voice v and language data lang into the
- * audio file path (written through a temporary name tagged owner_pid),
- * with the timing files of the TS_CUES_* formats in timing (0: none)
- * beside it: a cue for the title, when it is spoken, then one for each
- * sentence heard, spanning its speech (see cues.h).  The timing files are
- * put in place only with the audio.  Fills res and returns res->status.
- * progress may be NULL. */
+ * audio file path, written with the quality, tags and owner of wo (its
+ * rate and expected length are the chapter's own) through the master
+ * stage mo (loudness, peak, sample rate), with the timing files of the
+ * TS_CUES_* formats in timing (0: none) beside it: a cue for the title,
+ * when it is spoken, then one for each sentence heard, spanning its speech
+ * (see cues.h).  The timing files are put in place only with the audio.
+ * Fills res and returns res->status.  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
-                     unsigned timing, long owner_pid, ts_chapter_result *res,
+                     unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
                      ts_chapter_progress_fn progress, void *ud);
 
 /* What ts_spoken_text() writes. */
@@ -97,6 +98,8 @@ typedef struct ts_build_job {
 	double rate_factor;
 	const ts_format *format;
 	ts_master_opts master;         /* loudness, peak, sample rate */
+	int quality;                   /* TS_QUALITY_* */
+	const char *author;            /* the artist tag, or NULL */
 	char *const *paths;            /* audio file path of each chapter */
 	unsigned timing;               /* TS_CUES_* formats of timing files beside it */
 	int workers;                   /* >= 1 */

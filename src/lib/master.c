@@ -386,11 +386,10 @@ struct ts_master {
 	int in_rate, out_rate;
 	const ts_format *fmt;
 	char *path;
-	uint64_t expect_frames;
-	long owner_pid;
-	ts_writer *w;   /* direct mode: open from the start */
-	soxr_t rs;      /* direct mode with resampling */
-	char *raw_path; /* normalize mode: the raw samples */
+	ts_writer_opts wo; /* expect_frames at in_rate */
+	ts_writer *w;      /* direct mode: open from the start */
+	soxr_t rs;         /* direct mode with resampling */
+	char *raw_path;    /* normalize mode: the raw samples */
 	FILE *raw;
 	ebur128_state *in_meter;
 	uint64_t frames_in; /* samples taken */
@@ -409,8 +408,7 @@ const char *ts_master_errmsg(const ts_master *m)
 
 int ts_master_out_rate(const ts_master_opts *o, const ts_format *fmt, int in_rate)
 {
-	(void)fmt;
-	return o->out_rate > 0 ? o->out_rate : in_rate;
+	return ts_format_pick_rate(fmt, o->out_rate > 0 ? o->out_rate : in_rate);
 }
 
 static int fail(ts_master *m, int rc, const char *what)
@@ -434,9 +432,10 @@ static soxr_t resampler_new(ts_master *m)
 
 static ts_writer *open_writer(ts_master *m, char *errbuf, size_t errsz, int *err)
 {
-	uint64_t expect = m->expect_frames * (uint64_t)m->out_rate / (uint64_t)m->in_rate + 1;
-	return ts_writer_open(m->fmt, m->path, m->out_rate, expect, m->owner_pid, err, errbuf,
-	                      errsz);
+	ts_writer_opts o = m->wo;
+	o.rate = m->out_rate;
+	o.expect_frames = m->wo.expect_frames * (uint64_t)m->out_rate / (uint64_t)m->in_rate + 1;
+	return ts_writer_open(m->fmt, m->path, &o, err, errbuf, errsz);
 }
 
 /* Round float samples to 16 bits and write them. */
@@ -497,8 +496,8 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 }
 
 ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
-                          const char *path, uint64_t expect_frames, long owner_pid, int *err,
-                          char *errbuf, size_t errsz)
+                          const char *path, const ts_writer_opts *wo, int *err, char *errbuf,
+                          size_t errsz)
 {
 	ts_master *m = calloc(1, sizeof *m);
 	*err = TS_ENOMEM;
@@ -511,8 +510,7 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	m->in_rate = in_rate;
 	m->out_rate = ts_master_out_rate(o, fmt, in_rate);
 	m->fmt = fmt;
-	m->expect_frames = expect_frames;
-	m->owner_pid = owner_pid;
+	m->wo = *wo;
 	tp_init();
 	if (!o->normalize) {
 		if (!(m->w = open_writer(m, errbuf, errsz, err)))
@@ -530,7 +528,7 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	const char *slash = strrchr(path, '/');
 	int dlen = slash ? (int)(slash - path + 1) : 0;
 	ts_buf b = {0};
-	if (ts_buf_printf(&b, "%.*s.%s.raw.part-%ld", dlen, path, path + dlen, owner_pid)) {
+	if (ts_buf_printf(&b, "%.*s.%s.raw.part-%ld", dlen, path, path + dlen, wo->owner_pid)) {
 		snprintf(errbuf, errsz, "%s: out of memory", path);
 		goto fail;
 	}

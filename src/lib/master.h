@@ -45,12 +45,12 @@ typedef struct ts_master_report {
 typedef struct ts_master ts_master;
 
 /* Open the master for the audio file path in format fmt: in_rate is the
- * finisher's rate, expect_frames a generous estimate of the length at
- * that rate, owner_pid tags the temporary files (see write.h).  Returns
- * NULL with *err and a message in errbuf on failure. */
+ * finisher's rate; wo gives the writer's settings, with expect_frames a
+ * generous estimate of the length at in_rate (its rate is set here).
+ * Returns NULL with *err and a message in errbuf on failure. */
 ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
-                          const char *path, uint64_t expect_frames, long owner_pid, int *err,
-                          char *errbuf, size_t errsz);
+                          const char *path, const ts_writer_opts *wo, int *err, char *errbuf,
+                          size_t errsz);
 
 /* Take n samples (a ts_sink_fn for the finisher).  Returns 0 or a
  * negative code (message: ts_master_errmsg). */
@@ -66,7 +66,8 @@ void ts_master_abort(ts_master *m);
 
 const char *ts_master_errmsg(const ts_master *m);
 
-/* The rate the output will have for a synthesizer rate and options. */
+/* The rate the output will have for a synthesizer rate, options and
+ * format (Opus is always 48 kHz). */
 int ts_master_out_rate(const ts_master_opts *o, const ts_format *fmt, int in_rate);
 
 /* ---- exposed for tests ---- */

@@ -12,12 +12,39 @@
 
 typedef struct ts_writer ts_writer;
 
+/* What a chapter file says about itself, where the format carries it
+ * (WAV LIST/INFO, FLAC and Ogg comments, MP3 ID3).  Strings are UTF-8;
+ * NULL or "" leaves a field out, and so does track 0. */
+typedef struct ts_audio_meta {
+	const char *title;  /* the chapter's title */
+	const char *artist; /* the author */
+	const char *album;  /* the book's title */
+	int track;          /* 1-based position in the book, or 0 */
+	int tracks;         /* number of chapters, or 0 if unknown */
+} ts_audio_meta;
+
+/* --quality: one number for every format, higher meaning better (lossy
+ * formats) or smaller and slower (FLAC); WAV ignores it. */
+enum { TS_QUALITY_MIN = 0, TS_QUALITY_MAX = 10, TS_QUALITY_DEFAULT = -1 };
+
+typedef struct ts_writer_opts {
+	int rate;                  /* samples per second; see ts_format_pick_rate() */
+	uint64_t expect_frames;    /* a generous estimate of the length, which lets
+	                              a format choose a container that can hold it */
+	int quality;               /* TS_QUALITY_MIN..MAX, or TS_QUALITY_DEFAULT */
+	const ts_audio_meta *meta; /* may be NULL */
+	long owner_pid;            /* tags the temporary name */
+} ts_writer_opts;
+
 typedef struct ts_format {
 	const char *name; /* --format value */
 	const char *ext;  /* file extension */
-	int (*open)(ts_writer *w, int rate);
+	int (*open)(ts_writer *w, const ts_writer_opts *o);
 	int (*write)(ts_writer *w, const int16_t *s, size_t n);
 	int (*close)(ts_writer *w);
+	const int *rates; /* the sample rates it can hold, 0-terminated; NULL: any */
+	int default_rate; /* what to resample to when the rate is not one of them */
+	int track_total;  /* its convention writes the track as "3/12" */
 } ts_format;
 
 /* Format by name, or NULL. */
@@ -25,12 +52,17 @@ const ts_format *ts_format_find(const char *name);
 /* Comma-separated names of the formats, static storage. */
 const char *ts_format_names(void);
 
-/* Open path for writing (through a temporary name; owner_pid tags it).
- * expect_frames is a generous estimate of the length, which lets a format
- * choose a container that can hold it.  Returns NULL with *err and a
- * message in errbuf on failure. */
-ts_writer *ts_writer_open(const ts_format *fmt, const char *path, int rate, uint64_t expect_frames,
-                          long owner_pid, int *err, char *errbuf, size_t errsz);
+/* The sample rate to give a writer of format f for audio made at rate:
+ * rate itself if f can hold it, else the rate to resample to (Opus takes
+ * only 8, 12, 16, 24 and 48 kHz: 48000). */
+int ts_format_pick_rate(const ts_format *f, int rate);
+
+/* Open path for writing in format fmt, through a temporary name (see
+ * above), with the settings of o.  The rate must be one the format can
+ * hold (ts_format_pick_rate()).  Returns NULL with *err and a message in
+ * errbuf on failure. */
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
+                          char *errbuf, size_t errsz);
 int ts_writer_write(ts_writer *w, const int16_t *s, size_t n);
 /* Finish the file and rename it into place; frees w.  Returns 0 or a
  * negative code with the message in errbuf. */

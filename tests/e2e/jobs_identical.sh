@@ -34,12 +34,13 @@ done <list1
 
 # A chapter built alone gives the same audio as in the whole build (with
 # -j1, each chapter after the first is made after others in one process).
+# The audio, not the bytes: the tags differ (album, track).
 sed -n '/^第二章/,/^第三章/p' book.txt | sed '$d' >ch2.txt
 run 0 alone "$TINGSHU" build -q -j1 -o alone ch2.txt
 a_alone=$(find alone -name '*.wav' | head -n 1)
 a_book=$(find out1 -name '*第二章*.wav' | head -n 1)
 if [ -n "$a_alone" ] && [ -n "$a_book" ]; then
-	cmp -s "$a_alone" "$a_book" ||
+	[ "$(wav "$a_alone" pcm_hash)" = "$(wav "$a_book" pcm_hash)" ] ||
 		fail "第二章 built alone ($(frames "$a_alone") frames) differs from 第二章 in the -j1 build ($(frames "$a_book") frames)"
 else
 	fail "no audio for 第二章 alone ('$a_alone') or in the book ('$a_book')"

@@ -22,7 +22,9 @@ mapfile -t a_stdin < <(jq -r '.chapters[].audio' out_stdin/manifest.json 2>/dev/
 for a in "${a_stdin[@]}"; do
 	[ -f "out_stdin/$a" ] || { fail "stdin: $a missing"; continue; }
 	check_wav "out_stdin/$a" "" "stdin $a"
-	[ -f "out_file/$a" ] && { cmp -s "out_file/$a" "out_stdin/$a" || fail "stdin: $a differs from the build of the file"; }
+	# The same audio; the album tag is the book's title, "stdin" here.
+	[ -f "out_file/$a" ] && { [ "$(wav "out_file/$a" pcm_hash)" = "$(wav "out_stdin/$a" pcm_hash)" ] ||
+		fail "stdin: $a differs from the build of the file"; }
 done
 jq -e '[.chapters[].source] | all(type == "string" and length > 0)' out_stdin/manifest.json >/dev/null 2>&1 ||
 	fail "stdin: chapter sources are empty"

@@ -122,8 +122,9 @@ static float *master_file(const char *dir, const ts_master_opts *o, const float 
 	char path[512], err[512];
 	snprintf(path, sizeof path, "%s/t.wav", dir);
 	int rc;
+	ts_writer_opts wo = {.expect_frames = n, .quality = TS_QUALITY_DEFAULT, .owner_pid = 4242};
 	ts_master *m =
-	    ts_master_open(o, RATE, ts_format_find("wav"), path, n, 4242, &rc, err, sizeof err);
+	    ts_master_open(o, RATE, ts_format_find("wav"), path, &wo, &rc, err, sizeof err);
 	CHECK(m != NULL);
 	if (!m)
 		return NULL;
@@ -203,8 +204,10 @@ static void test_master(const char *dir)
 	int rc;
 	snprintf(path, sizeof path, "%s/a.wav", dir);
 	o.normalize = 1;
+	ts_writer_opts wo = {
+	    .expect_frames = 100, .quality = TS_QUALITY_DEFAULT, .owner_pid = 4242};
 	ts_master *m =
-	    ts_master_open(&o, RATE, ts_format_find("wav"), path, 100, 4242, &rc, err, sizeof err);
+	    ts_master_open(&o, RATE, ts_format_find("wav"), path, &wo, &rc, err, sizeof err);
 	int16_t s[100] = {1000};
 	CHECK(m && ts_master_write(m, s, 100) == 0);
 	ts_master_abort(m);

@@ -12,6 +12,12 @@
  *   rms_dbfs=-21.34       RMS over every sample; -999 for digital silence
  *   silence_max_frames=0  longest run of frames whose samples are all exactly 0
  *   silence_max_s=0.000000
+ *   pcm_hash=0123abcd...  FNV-1a (64 bits) of the samples as decoded: the
+ *                         same for the same audio, whatever the tags
+ *   title=...             the tags libsndfile reads (UTF-8), each line only
+ *   artist=...            when the file has it
+ *   album=...
+ *   track=3/12
  *
  * With --spans, also the stretches of sound, one line each, in frames
  * (half-open): a frame is sound when a sample reaches 32 (TS_SILENCE_LEVEL
@@ -24,6 +30,7 @@
  * if the file cannot be opened or read as audio, 2 on a usage error. */
 #include <math.h>
 #include <sndfile.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +86,7 @@ static const char *major_name(int format)
 	case SF_FORMAT_WAVEX: return "WAVEX";
 	case SF_FORMAT_FLAC: return "FLAC";
 	case SF_FORMAT_OGG: return "OGG";
-#ifdef SF_FORMAT_MPEG
 	case SF_FORMAT_MPEG: return "MPEG";
-#endif
 	case SF_FORMAT_AIFF: return "AIFF";
 	case SF_FORMAT_RAW: return "RAW";
 	default: return "other";
@@ -99,12 +104,8 @@ static const char *subtype_name(int format)
 	case SF_FORMAT_FLOAT: return "FLOAT";
 	case SF_FORMAT_DOUBLE: return "DOUBLE";
 	case SF_FORMAT_VORBIS: return "VORBIS";
-#ifdef SF_FORMAT_OPUS
 	case SF_FORMAT_OPUS: return "OPUS";
-#endif
-#ifdef SF_FORMAT_MPEG_LAYER_III
 	case SF_FORMAT_MPEG_LAYER_III: return "MPEG_LAYER_III";
-#endif
 	default: return "other";
 	}
 }
@@ -139,6 +140,7 @@ int main(int argc, char **argv)
 	}
 	spans sp = {.gap = (long long)info.samplerate * SPAN_GAP_MS / 1000};
 	double peak = 0, sumsq = 0;
+	uint64_t hash = 14695981039346656037u;
 	long long frames = 0, run = 0, longest = 0;
 	sf_count_t k;
 	while ((k = sf_readf_double(sf, buf, CHUNK)) > 0) {
@@ -150,6 +152,9 @@ int main(int argc, char **argv)
 				if (a > peak)
 					peak = a;
 				sumsq += x * x;
+				uint32_t v = (uint32_t)lrint(x * 32768.0);
+				for (int b = 0; b < 32; b += 8)
+					hash = (hash ^ ((v >> b) & 0xff)) * 1099511628211u;
 				if (x != 0.0)
 					zero = 0;
 				if (a >= SOUND_LEVEL)
@@ -197,6 +202,19 @@ int main(int argc, char **argv)
 	printf("rms_dbfs=%.2f\n", rms > 0 ? 20 * log10(rms) : -999.0);
 	printf("silence_max_frames=%lld\n", longest);
 	printf("silence_max_s=%.6f\n", (double)longest / info.samplerate);
+	printf("pcm_hash=%016llx\n", (unsigned long long)hash);
+	static const struct {
+		int type;
+		const char *key;
+	} tags[] = {{SF_STR_TITLE, "title"},
+	            {SF_STR_ARTIST, "artist"},
+	            {SF_STR_ALBUM, "album"},
+	            {SF_STR_TRACKNUMBER, "track"}};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+		const char *v = sf_get_string(sf, tags[i].type);
+		if (v && *v)
+			printf("%s=%s\n", tags[i].key, v);
+	}
 	if (want_spans && spans_close(&sp) == 0)
 		for (size_t i = 0; i < sp.n; i++)
 			printf("span=%lld %lld\n", sp.v[i][0], sp.v[i][1]);
