@@ -1024,7 +1024,9 @@ static int cmd_build(int argc, char **argv)
 	                         .format = fmt->name,
 	                         .normalize = mo.normalize,
 	                         .target_lufs = mo.target_lufs,
-	                         .ceiling_dbtp = mo.ceiling_dbtp};
+	                         .ceiling_dbtp = mo.ceiling_dbtp,
+	                         .quality = (int)quality,
+	                         .author = author};
 	if (force)
 		remove_stale(outdir, playlist_path, names, n, timing);
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||

@@ -110,6 +110,10 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms, v->lead_in_ms,
 	    v->tail_ms, set->sample_rate);
 	rc |= ts_json_string(b, set->format);
+	rc |= ts_buf_printf(b, ",\n    \"quality\": ");
+	rc |= set->quality >= 0 ? ts_buf_printf(b, "%d", set->quality) : ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, ",\n    \"author\": ");
+	rc |= set->author ? ts_json_string(b, set->author) : ts_buf_printf(b, "null");
 	rc |= ts_buf_printf(b, ",\n    \"synth_sample_rate\": %d,\n    \"loudness\": ",
 	                    set->synth_rate ? set->synth_rate : set->sample_rate);
 	if (set->normalize)

@@ -55,6 +55,8 @@ typedef struct ts_build_settings {
 	int normalize;       /* loudness normalization on */
 	double target_lufs;  /* its target */
 	double ceiling_dbtp; /* and true-peak ceiling */
+	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
+	const char *author;  /* --author, or NULL */
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

@@ -55,6 +55,8 @@ for f in wav flac ogg mp3; do
 	run 0 "tags-$f" "$TINGSHU" build -q -j2 --format "$f" --author '罗贯中' -o "tags-$f" 三国.txt
 	file=$(find "tags-$f" -name "002-*.$f" | head -n 1)
 	[ -n "$file" ] || { fail "tags $f: no chapter 002 built"; continue; }
+	[ "$(jq -r '.settings.author' "tags-$f/manifest.json")" = 罗贯中 ] ||
+		fail "tags $f: manifest settings.author is not 罗贯中"
 	track=2
 	[ "$f" = mp3 ] && track=2/4
 	for kv in "title=第二章 路上" "artist=罗贯中" "album=三国" "track=$track"; do
@@ -68,6 +70,7 @@ run 0 ogg-q0 "$TINGSHU" build -q --format ogg --quality 0 -o q0 三国.txt
 run 0 ogg-q10 "$TINGSHU" build -q --format ogg --quality 10 -o q10 三国.txt
 s0=$(du -b q0/*.ogg 2>/dev/null | awk '{s += $1} END {print s + 0}')
 s10=$(du -b q10/*.ogg 2>/dev/null | awk '{s += $1} END {print s + 0}')
+[ "$(jq -r '.settings.quality' q10/manifest.json)" = 10 ] || fail "ogg: manifest quality is not 10"
 if [ "$s0" -eq 0 ] || [ "$s0" -ge "$s10" ]; then
 	fail "ogg: --quality 0 gives $s0 bytes, 10 gives $s10"
 fi
