@@ -15,30 +15,11 @@
 set -euo pipefail
 export LC_ALL=C.UTF-8
 
-die() { printf 'bench: %s\n' "$*" >&2; exit 2; }
-log() { printf 'bench: %s\n' "$*" >&2; }
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
-
-build=${1:-build}
-if [[ ! -d $build && $build != /* && -d $root/$build ]]; then
-	build=$root/$build
-fi
-tingshu=$build/tingshu
-[[ -x $tingshu ]] || die "no executable $tingshu; build first: cmake -S . -B build && cmake --build build -j2"
-tingshu=$(cd "$(dirname "$tingshu")" && pwd)/tingshu
-runs=${BENCH_RUNS:-3}
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$runs'"
-chars=${BENCH_CHARS:-20000}
-[[ $chars =~ ^[1-9][0-9]*$ ]] || die "BENCH_CHARS must be a positive integer, not '$chars'"
-seeds=${BENCH_SEEDS:-$root/seeds}
-shopt -s nullglob
-seed_files=("$seeds"/*.txt)
-shopt -u nullglob
-(( ${#seed_files[@]} > 0 )) || die "no seed chapters $seeds/*.txt"
+bench_setup "${1:-build}" 3
 
 mkdir -p "$root/bench/work"
 work=$(mktemp -d "$root/bench/work/finish.XXXXXX")

@@ -1,5 +1,32 @@
 # bench/lib.sh - helpers shared by the benchmarks (sourced, not run).
-# The caller sets seed_files (an array of seed chapters) and has die().
+
+die() { printf 'bench: %s\n' "$*" >&2; exit 2; }
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# bench_setup BUILD_DIR DEFAULT_RUNS: sets tingshu (the binary, absolute),
+# runs (BENCH_RUNS), chars (BENCH_CHARS) and seed_files (BENCH_SEEDS), or
+# dies saying what is wrong.  root must be the project folder.
+bench_setup() {
+	local build=$1
+	if [[ ! -d $build && $build != /* && -d $root/$build ]]; then
+		build=$root/$build
+	fi
+	tingshu=$build/tingshu
+	[[ -x $tingshu ]] ||
+		die "no executable $tingshu; build first: cmake -S . -B build && cmake --build build -j2"
+	tingshu=$(cd "$(dirname "$tingshu")" && pwd)/tingshu
+	runs=${BENCH_RUNS:-$2}
+	[[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$runs'"
+	chars=${BENCH_CHARS:-20000}
+	[[ $chars =~ ^[1-9][0-9]*$ ]] || die "BENCH_CHARS must be a positive integer, not '$chars'"
+	local seeds=${BENCH_SEEDS:-$root/seeds}
+	shopt -s nullglob
+	seed_files=("$seeds"/*.txt)
+	shopt -u nullglob
+	(( ${#seed_files[@]} > 0 )) || die "no seed chapters $seeds/*.txt"
+}
+
+# make_text below reads the seed chapters in seed_files.
 
 # make_text N FILE [SKIP]: N characters (not counting line ends) of the
 # seed chapters repeated line by line, starting SKIP lines in; the last

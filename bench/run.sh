@@ -17,9 +17,6 @@
 set -euo pipefail
 export LC_ALL=C.UTF-8
 
-die() { printf 'bench: %s\n' "$*" >&2; exit 2; }
-log() { printf 'bench: %s\n' "$*" >&2; }
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
 # shellcheck source=bench/lib.sh
@@ -27,30 +24,13 @@ root=$(dirname "$here")
 
 # ---- configuration ----------------------------------------------------
 
-build=${1:-build}
-if [[ ! -d $build && $build != /* && -d $root/$build ]]; then
-	build=$root/$build
-fi
-tingshu=$build/tingshu
-[[ -x $tingshu ]] || die "no executable $tingshu; build first: cmake -S . -B build && cmake --build build -j2"
-tingshu=$(cd "$(dirname "$tingshu")" && pwd)/tingshu
-
-runs=${BENCH_RUNS:-5}
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$runs'"
-chars=${BENCH_CHARS:-20000}
-[[ $chars =~ ^[1-9][0-9]*$ ]] || die "BENCH_CHARS must be a positive integer, not '$chars'"
+bench_setup "${1:-build}" 5
 quick=${BENCH_QUICK:-0}
-seeds=${BENCH_SEEDS:-$root/seeds}
 voice=cmn-latn-pinyin
 
 command -v espeak-ng >/dev/null || die "espeak-ng is not installed (apt-get install espeak-ng)"
 gnutime=/usr/bin/time
 [[ -x $gnutime ]] && "$gnutime" -f %M true >/dev/null 2>&1 || gnutime=
-shopt -s nullglob
-seed_files=("$seeds"/*.txt)
-shopt -u nullglob
-(( ${#seed_files[@]} > 0 )) || die "no seed chapters $seeds/*.txt"
-
 if [[ $quick == 1 ]]; then
 	mem_sizes=(10000 50000 100000)
 else

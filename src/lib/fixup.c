@@ -63,6 +63,13 @@ static void put_le32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
+/* errno's message for path into errbuf; returns TS_EIO. */
+static int io_failed(const char *path, char *errbuf, size_t errsz)
+{
+	snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+	return TS_EIO;
+}
+
 /* ---- Ogg ------------------------------------------------------------ */
 
 /* The CRC of each 4-bit value, most significant bit first: a table of 16
@@ -150,13 +157,10 @@ bad_page:
 	rc = TS_EAUDIO;
 	goto out;
 io_error:
-	snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-	rc = TS_EIO;
+	rc = io_failed(path, errbuf, errsz);
 out:
-	if (fd >= 0 && close(fd) != 0 && !rc) {
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-		rc = TS_EIO;
-	}
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = io_failed(path, errbuf, errsz);
 	free(page);
 	return rc;
 }
@@ -267,13 +271,10 @@ int ts_id3_utf8(const char *path, char *errbuf, size_t errsz)
 	}
 	goto out;
 io_error:
-	snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-	rc = TS_EIO;
+	rc = io_failed(path, errbuf, errsz);
 out:
-	if (fd >= 0 && close(fd) != 0 && !rc) {
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-		rc = TS_EIO;
-	}
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = io_failed(path, errbuf, errsz);
 	free(tag);
 	return rc;
 }
