@@ -75,6 +75,10 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, &start, &end);
 	if (rc)
 		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_master_errmsg(r->w));
+	/* A paragraph starts here (or the chapter, or its body after the
+	 * title): the next cue heard starts it. */
+	if (r->cues && (brk == TS_BREAK_NONE || brk >= TS_BREAK_PARAGRAPH))
+		ts_cues_paragraph(r->cues);
 	if (end > start) {
 		if (!r->cue_heard)
 			r->cue_start = start;

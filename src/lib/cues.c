@@ -35,6 +35,7 @@ struct cue_file {
 	FILE *f;
 	uint64_t prev_end; /* end of the last cue, in units */
 	size_t count;      /* cues written */
+	int para;          /* the cue being written starts a paragraph */
 };
 
 struct ts_cues {
@@ -42,8 +43,9 @@ struct ts_cues {
 	size_t nfiles;
 	int rate;
 	int ended;
-	ts_buf line; /* the cue text as one line */
-	ts_buf out;  /* what goes to one file */
+	int para_next; /* ts_cues_paragraph() was called */
+	ts_buf line;   /* the cue text as one line */
+	ts_buf out;    /* what goes to one file */
 	char errmsg[512];
 };
 
@@ -89,7 +91,9 @@ static int vtt_header(ts_buf *b)
  * out of it. */
 static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
 {
-	int rc = ts_buf_printf(b, "%zu\n", cf->count + 1);
+	/* The identifier: the cue's number, and a pilcrow when it starts a
+	 * paragraph (the read-along page lays the text out by them). */
+	int rc = ts_buf_printf(b, "%zu%s\n", cf->count + 1, cf->para ? " \xC2\xB6" : "");
 	rc = rc ? rc : put_hms(b, start, '.');
 	rc = rc ? rc : ts_buf_printf(b, " --> ");
 	rc = rc ? rc : put_hms(b, end, '.');
@@ -147,6 +151,8 @@ static int json_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end,
 	    (unsigned long long)(start / 1000000), (unsigned long long)(start % 1000000),
 	    (unsigned long long)(end / 1000000), (unsigned long long)(end % 1000000));
 	rc = rc ? rc : ts_json_string(b, text);
+	if (cf->para)
+		rc = rc ? rc : ts_buf_printf(b, ", \"paragraph\": true");
 	return rc ? rc : ts_buf_putc(b, '}');
 }
 
@@ -335,6 +341,8 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 		return 0;
 	if (end < start)
 		end = start;
+	int para = c->para_next;
+	c->para_next = 0;
 	uint64_t rate = (uint64_t)c->rate;
 	for (size_t i = 0; i < c->nfiles; i++) {
 		cue_file *cf = &c->files[i];
@@ -345,6 +353,7 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 		if (e < s)
 			e = s;
 		ts_buf_clear(&c->out);
+		cf->para = para;
 		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data)) {
 			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
 			return TS_ENOMEM;
@@ -355,6 +364,11 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 		cf->count++;
 	}
 	return 0;
+}
+
+void ts_cues_paragraph(ts_cues *c)
+{
+	c->para_next = 1;
 }
 
 int ts_cues_end(ts_cues *c)

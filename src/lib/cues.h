@@ -70,6 +70,11 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
  * message in ts_cues_errmsg(). */
 int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size_t len);
 
+/* The next cue added starts a paragraph: WebVTT marks it with a pilcrow
+ * after the cue's number ("12 ¶"), JSON with "paragraph": true.  The
+ * first cue of a chapter (its title, or its first sentence) starts one. */
+void ts_cues_paragraph(ts_cues *c);
+
 /* Finish the files (not yet under their names): after this, only the
  * renames of ts_cues_commit remain, which lets a caller finish every file
  * of a chapter before it puts any in place.  Returns 0 or TS_EIO with the

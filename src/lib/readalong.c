@@ -89,8 +89,10 @@ typedef struct vtt_reader {
 	size_t n, cap;
 	int in_cue; /* collecting the text lines of cues[n] */
 	double start, end;
-	ts_buf text; /* text of the cue being read */
-	ts_buf line; /* one text line, cleaned */
+	int id_para;   /* the identifier line before the timing ends with ¶ */
+	int paragraph; /* the cue being read starts a paragraph */
+	ts_buf text;   /* text of the cue being read */
+	ts_buf line;   /* one text line, cleaned */
 } vtt_reader;
 
 static int has_arrow(const char *s, size_t n)
@@ -290,7 +292,7 @@ static int end_cue(vtt_reader *r)
 	char *text = ts_strndup(r->text.data, r->text.len);
 	if (!text)
 		return TS_ENOMEM;
-	r->cues[r->n] = (keyed_cue){{r->start, r->end, text}, r->n};
+	r->cues[r->n] = (keyed_cue){{r->start, r->end, text, r->paragraph}, r->n};
 	r->n++;
 	return 0;
 }
@@ -302,6 +304,8 @@ static int start_cue(vtt_reader *r, const char *s, size_t n)
 		return TS_ENOMEM;
 	ts_buf_clear(&r->text);
 	r->in_cue = parse_timing(s, n, &r->start, &r->end) == 0;
+	r->paragraph = r->id_para;
+	r->id_para = 0;
 	return 0;
 }
 
@@ -348,6 +352,7 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 		if (l == 0) {
 			rc = end_cue(&r);
 			state = BETWEEN;
+			r.id_para = 0;
 			continue;
 		}
 		switch (state) {
@@ -360,6 +365,7 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 				state = SKIP;
 			} else {
 				state = AFTER_ID;
+				r.id_para = l >= 2 && memcmp(s + l - 2, "\xC2\xB6", 2) == 0;
 			}
 			break;
 		default: /* a timing line ends any block and starts a cue */
@@ -641,14 +647,15 @@ static int toc_entry(ts_buf *b, const ts_chapter_entry *c, size_t pos, int vtt, 
 	return rc ? TS_ENOMEM : 0;
 }
 
-/* The cues of a chapter as a JSON array of [start, end, text]. */
+/* The cues of a chapter as a JSON array of [start, end, text], with a
+ * fourth element 1 on a cue that starts a paragraph. */
 static int cue_json(ts_buf *b, size_t pos, const ts_cue *cues, size_t n)
 {
 	int rc = ts_buf_printf(b, "<script type=\"application/json\" id=\"cues-%zu\">[", pos);
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = ts_buf_printf(b, "%s\n[%.3f,%.3f,", i ? "," : "", cues[i].start, cues[i].end);
 		rc |= json_text(b, cues[i].text);
-		rc |= ts_buf_putc(b, ']');
+		rc |= ts_buf_printf(b, "%s]", cues[i].paragraph ? ",1" : "");
 	}
 	rc |= ts_buf_printf(b, "]</script>\n");
 	return rc ? TS_ENOMEM : 0;

@@ -26,6 +26,8 @@
 typedef struct ts_cue {
 	double start, end; /* seconds from the start of the audio */
 	char *text;        /* valid UTF-8, markup removed, lines joined */
+	int paragraph;     /* its identifier ends with a pilcrow (U+00B6): it
+	                      starts a paragraph (tingshu's own timing files) */
 } ts_cue;
 
 /* Parse WebVTT text (text[0..len), need not be NUL-terminated).  The cues

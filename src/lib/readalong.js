@@ -93,10 +93,14 @@
       return;
     }
     var para = null, breakNext = false, prevEnd = 0, prevText = '';
+    /* tingshu's timing files mark the cues that start a paragraph; for
+     * others, a long pause between cues is taken for one. */
+    var marked = list.some(function (x) { return x[3] === 1; });
     for (var i = 0; i < list.length; i++) {
       var c = list[i];
       var isTitle = i === 0 && squash(c[2]) === squash(title);
-      if (!para || breakNext || isTitle || c[0] - prevEnd >= PARA_GAP) {
+      var starts = marked ? c[3] === 1 : c[0] - prevEnd >= PARA_GAP;
+      if (!para || breakNext || isTitle || starts) {
         para = document.createElement('p');
         if (isTitle)
           para.className = 'title';

@@ -157,6 +157,15 @@ run 0 all "$TINGSHU" build -q -j2 --timing srt,vtt,lrc,json -o all book.txt
 [ "$(jq '.chapters | length' all/manifest.json)" = 2 ] || e2e_die "the book did not give 2 chapters"
 check_chapter all 0 1 want_1 srt,vtt,lrc,json
 check_chapter all 1 1 want_2 srt,vtt,lrc,json
+# The cues that start a paragraph (the title, then each line's first
+# sentence) are marked: "N ¶" in WebVTT, "paragraph": true in JSON.
+b1=all/$(jq -r '.chapters[0].audio' all/manifest.json)
+b1=${b1%.*}
+got=$(sed -n 's/^\([0-9][0-9]*\) ¶$/\1/p' "$b1.vtt" | paste -sd, -)
+[ "$got" = 1,2,4,6 ] || fail "paragraph marks: cues $got of chapter 1 are marked, not 1,2,4,6"
+got=$(jq -c '[.[] | .paragraph // false]' "$b1.json")
+[ "$got" = '[true,true,false,true,false,true,false,false,false]' ] ||
+	fail "paragraph marks: JSON says $got"
 no_temp_files all "all formats"
 
 # The default: .srt and .vtt.

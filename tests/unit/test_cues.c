@@ -83,13 +83,16 @@ static void check_files(const char *data, const char *dir)
 
 	/* The title, from 0.3 s: 6615 samples is 300 ms exactly, 34146 is
 	 * 1548.57 ms, rounded up. */
+	ts_cues_paragraph(c); /* marked in WebVTT and JSON */
 	CHECK(ts_cues_add(c, 6615, 34146, "第一回 宴桃园豪杰三结义",
 	                  strlen("第一回 宴桃园豪杰三结义")) == 0);
 	/* Starts 5 samples after the title ends, within the same
 	 * millisecond: it starts where the title ends, never before. */
 	const char *s = "他说：“2024年3月5日，<b>A & B</b> --> C。”";
 	CHECK(ts_cues_add(c, 34151, at(4.0), s, strlen(s)) == 0);
-	/* Nothing to show: no cue, in any format. */
+	/* Nothing to show: no cue, in any format; a paragraph mark waits
+	 * for the next cue shown. */
+	ts_cues_paragraph(c);
 	CHECK(ts_cues_add(c, at(4.5), at(5.0), " \t ", 3) == 0);
 	CHECK(ts_cues_add(c, at(4.5), at(5.0), "", 0) == 0);
 	/* Lines and separators become spaces; quotes and backslashes are

@@ -40,7 +40,8 @@ static void cues_are(const char *label, const char *text, size_t len, const char
 	}
 	ts_buf got = {0};
 	for (size_t i = 0; i < n; i++)
-		ts_buf_printf(&got, "%.3f %.3f %s\n", c[i].start, c[i].end, c[i].text);
+		ts_buf_printf(&got, "%.3f %.3f %s%s\n", c[i].start, c[i].end,
+		              c[i].paragraph ? "\xC2\xB6 " : "", c[i].text);
 	if (strcmp(got.data ? got.data : "", want) != 0) {
 		fprintf(stderr, "%s: cues differ\n--- want:\n%s--- got:\n%s", label, want,
 		        got.data ? got.data : "");
@@ -70,6 +71,17 @@ static void test_vtt(void)
 	                    "00:00:02.100 --> 00:00:05.250\n天刚亮，他说：&lt;好&gt; &amp; 走。\n";
 	cues_are("plain", plain, strlen(plain),
 	         "0.300 2.100 第一章 风起\n2.100 5.250 天刚亮，他说：<好> & 走。\n");
+
+	/* tingshu's own marks: a pilcrow after the number starts a
+	 * paragraph; a pilcrow in the text or on a NOTE does not. */
+	const char *marked = "WEBVTT\n\n1 \xC2\xB6\n00:00.300 --> 00:01.000\n题\n\n"
+	                     "2 \xC2\xB6\n00:01.500 --> 00:02.000\n甲。\n\n"
+	                     "3\n00:02.200 --> 00:02.500\n乙\xC2\xB6\n\n"
+	                     "NOTE \xC2\xB6\n\n00:03.000 --> 00:03.500\n丙。\n\n"
+	                     "5 \xC2\xB6\n00:04.000 --> 00:04.500\n丁。\n";
+	cues_are("marked", marked, strlen(marked),
+	         "0.300 1.000 \xC2\xB6 题\n1.500 2.000 \xC2\xB6 甲。\n2.200 2.500 乙\xC2\xB6\n"
+	         "3.000 3.500 丙。\n4.000 4.500 \xC2\xB6 丁。\n");
 
 	/* Byte-order mark, CRLF and CR lines, a header, NOTE/STYLE/REGION
 	 * blocks, identifiers, settings, hours left out, ',' for '.', tags,
