@@ -15,14 +15,21 @@
  * of libebur128 (a 49-tap Hann-windowed sinc), as ITU-R BS.1770 asks; the
  * limiter detects peaks with it, and the meter reports them.
  *
- * The limiter: every sample j asks for a gain r[j] = min(1, c / peak[j]).
- * The gain applied at sample k is the mean, over the L+1 samples up to k,
- * of e[i], where e[i] is the smallest request in [i, i+L] (held) let up
- * slowly towards 1 (release).  Each of the L+1 means that cover a peak
- * sample p is at most r[p], so the peak never passes the ceiling, and
- * the gain moves smoothly (over L samples, 5 ms), which does not click.
- * The signal is delayed by L samples to see the peaks coming; the delay is
- * taken out, so the output is as long as the input and not shifted. */
+ * The limiter works on segments of SEG (16) samples.  Segment s asks for
+ * a gain R[s] = min(1, c / peak), peak being the largest true-peak
+ * estimate of its samples and of the points between them and next to
+ * them.  Boundary b (between segments b-1 and b) asks for Q[b] =
+ * min(R[b-1], R[b]).  The gain at boundary k is the mean, over the W+1
+ * boundaries up to k, of e[i]: the smallest request in [i, i+W] (held),
+ * let up slowly towards 1 (release).  Each of those means is at most
+ * Q[k], and the gain moves linearly from one boundary to the next, so
+ * every sample of a segment gets at most what the segment asked for: no
+ * peak passes the ceiling, and the gain moves smoothly (the look-ahead
+ * is W segments, 5 ms), which does not click.  The signal is delayed to
+ * see the peaks coming; the delay is taken out, so the output is as long
+ * as the input and not shifted.  Where no sample of a segment and its
+ * neighbours could reach the ceiling even oversampled, the interpolation
+ * is skipped. */
 #include "master.h"
 
 #include "util.h"
