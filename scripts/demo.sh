@@ -7,4 +7,4 @@ sh scripts/setup-debian.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 ./build/tingshu build --force -o out seeds/
-echo "Listen: out/playlist.m3u (chapter files and manifest.json are in out/)"
+echo "Listen: out/playlist.m3u, or open out/index.html in a browser to follow the text"
