@@ -48,10 +48,10 @@ ogg_file=$(find out-ogg-1 -name '*.ogg' | head -n 1)
 run 0 ogg-again "$TINGSHU" build -q -j1 --format ogg -o out-ogg-3 ch.txt
 cmp -s "$ogg_file" "out-ogg-3/$(basename "$ogg_file")" || fail "ogg: two runs give different files"
 
-# Tags, in every format: title = the chapter, artist = --author, album =
+# Tags, in every format (opus too): title = the chapter, artist = --author, album =
 # the book, track = its place (N/total in MP3, where that is the custom).
 cp "$SRC/tests/e2e/data/short_book.txt" 三国.txt
-for f in wav flac ogg mp3; do
+for f in wav flac ogg mp3 opus; do
 	run 0 "tags-$f" "$TINGSHU" build -q -j2 --format "$f" --author '罗贯中' -o "tags-$f" 三国.txt
 	file=$(find "tags-$f" -name "002-*.$f" | head -n 1)
 	[ -n "$file" ] || { fail "tags $f: no chapter 002 built"; continue; }
