@@ -733,9 +733,7 @@ static int cmd_build(int argc, char **argv)
 		case 'V': voice_name = optarg; break;
 		case 'D': vdir_opt = optarg; break;
 		case 'r':
-			errno = 0;
-			rate = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(rate >= 0.5 && rate <= 2.5))
+			if (parse_number(optarg, 0.5, 2.5, &rate))
 				return usage_error(
 				    "build",
 				    "--rate takes a speed factor from 0.5 to 2.5 (1 is the "

@@ -399,7 +399,6 @@ struct ts_master {
 	char *raw_path;    /* normalize mode: the raw samples */
 	FILE *raw;
 	ebur128_state *in_meter;
-	uint64_t frames_in; /* samples taken */
 	uint64_t frames_out;
 	/* pass 2 buffers */
 	int16_t *ibuf;
@@ -532,14 +531,14 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	}
 	/* The raw samples beside the output, named so that an interrupted
 	 * build's sweep removes them (see ts_writer_sweep). */
-	const char *slash = strrchr(path, '/');
-	int dlen = slash ? (int)(slash - path + 1) : 0;
-	ts_buf b = {0};
-	if (ts_buf_printf(&b, "%.*s.%s.raw.part-%ld", dlen, path, path + dlen, wo->owner_pid)) {
+	ts_buf raw = {0};
+	if (ts_buf_printf(&raw, "%s.raw", path) ||
+	    !(m->raw_path = ts_temp_name(raw.data, wo->owner_pid))) {
+		ts_buf_free(&raw);
 		snprintf(errbuf, errsz, "%s: out of memory", path);
 		goto fail;
 	}
-	m->raw_path = b.data;
+	ts_buf_free(&raw);
 	m->raw = fopen(m->raw_path, "w+b");
 	if (!m->raw) {
 		*err = TS_EIO;
@@ -562,7 +561,6 @@ fail:
 int ts_master_write(void *ud, const int16_t *s, size_t n)
 {
 	ts_master *m = ud;
-	m->frames_in += n;
 	if (!m->o.normalize) {
 		if (!m->rs) {
 			int rc = ts_writer_write(m->w, s, n);
