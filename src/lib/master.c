@@ -42,6 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE__
+#include <xmmintrin.h>
+#endif
 
 #define BLOCK        4096
 #define TP_TAPS      12 /* taps of each polyphase branch */
@@ -86,46 +89,97 @@ static inline float max2(float a, float b)
 	return a > b ? a : b;
 }
 
+/* Four floats at a time, with GCC's vector extensions: the compiler's
+ * own vectorizer spills this loop to the stack.  Each lane sums in the
+ * same order as interp_point() does, so the results are the same to the
+ * bit whichever path computes a point. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+static inline v4f load4(const float *p)
+{
+	v4f v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline v4f abs4(v4f v)
+{
+	return (v4f)((v4i)v & 0x7fffffff);
+}
+
+/* The larger of each pair, for numbers (not NaN). */
+static inline v4f max4(v4f a, v4f b)
+{
+#ifdef __SSE__
+	return _mm_max_ps(a, b); /* one instruction, not four */
+#else
+	v4i m = a > b;
+	return (v4f)((m & (v4i)a) | (~m & (v4i)b));
+#endif
+}
+
+/* The largest magnitude of n samples. */
+static float abs_max(const float *x, size_t n)
+{
+	v4f m4 = {0}, m4b = {0};
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		m4 = max4(m4, abs4(load4(x + i)));
+		m4b = max4(m4b, abs4(load4(x + i + 4)));
+	}
+	m4 = max4(m4, m4b);
+	float m = max2(max2(m4[0], m4[1]), max2(m4[2], m4[3]));
+	for (; i < n; i++)
+		m = max2(m, fabsf(x[i]));
+	return m;
+}
+
 /* xb holds TP_HIST samples of history, then n new ones (and room for
- * TP_LANES more, read but not used).  q[i] gets the largest magnitude
+ * TP_LANES more, read but not used).  q has room for n rounded up to
+ * TP_LANES; q[i] gets the largest magnitude
  * between the samples xb[i+5] and xb[i+6] (the inner points of the 4x
- * oversampled signal).  Written lane by lane so that it vectorizes. */
+ * oversampled signal), or 0 where a group of TP_LANES points cannot
+ * pass skip_below. */
 #define TP_LANES 16
 static void interp_peaks(const float *xb, size_t n, float *q, float skip_below)
 {
+	enum { V = TP_LANES / 4 };
 	for (size_t i0 = 0; i0 < n; i0 += TP_LANES) {
-		size_t m = n - i0 < TP_LANES ? n - i0 : TP_LANES;
 		/* Oversampling cannot raise a peak above tp_bound times the
 		 * largest sample the branches read: skip quiet lanes. */
-		float top = 0;
-		for (int i = 0; i < TP_HIST + TP_LANES; i++)
-			top = max2(top, fabsf(xb[i0 + (size_t)i]));
-		if (top * tp_bound <= skip_below) {
-			for (size_t i = 0; i < m; i++)
-				q[i0 + i] = 0;
+		if (abs_max(xb + i0, TP_HIST + TP_LANES) * tp_bound <= skip_below) {
+			memset(q + i0, 0, TP_LANES * sizeof *q);
 			continue;
 		}
-		float a[TP_LANES] = {0}, b[TP_LANES] = {0}, c[TP_LANES] = {0};
-		for (int t = 0; t < TP_TAPS; t++) {
-			const float *x = xb + TP_HIST + i0 - t;
-			float c0 = tp_coef[0][t], c1 = tp_coef[1][t], c2 = tp_coef[2][t];
-			for (int i = 0; i < TP_LANES; i++) {
-				a[i] += c0 * x[i];
-				b[i] += c1 * x[i];
-				c[i] += c2 * x[i];
+		v4f best[V] = {0};
+		for (int k = 0; k < 3; k++) {
+			v4f acc[V] = {0};
+			for (int t = 0; t < TP_TAPS; t++) {
+				const float *x = xb + TP_HIST + i0 - t;
+				float ck = tp_coef[k][t];
+				for (int j = 0; j < V; j++)
+					acc[j] += ck * load4(x + 4 * j);
 			}
+			for (int j = 0; j < V; j++)
+				best[j] = max4(best[j], abs4(acc[j]));
 		}
-		for (size_t i = 0; i < m; i++)
-			q[i0 + i] = max2(max2(fabsf(a[i]), fabsf(b[i])), fabsf(c[i]));
+		memcpy(q + i0, best, sizeof best);
 	}
 }
 
-static float abs_max(const float *x, size_t n)
+/* interp_peaks for the one point between xb[i+5] and xb[i+6], summed in
+ * the same order (the same result to the bit). */
+static float interp_point(const float *xb, size_t i)
 {
-	float m = 0;
-	for (size_t i = 0; i < n; i++)
-		m = max2(m, fabsf(x[i]));
-	return m;
+	float a = 0, b = 0, c = 0;
+	for (int t = 0; t < TP_TAPS; t++) {
+		float x = xb[TP_HIST + i - (size_t)t];
+		a += tp_coef[0][t] * x;
+		b += tp_coef[1][t] * x;
+		c += tp_coef[2][t] * x;
+	}
+	return max2(max2(fabsf(a), fabsf(b)), fabsf(c));
 }
 
 /* Running true peak of a stream. */
@@ -158,7 +212,8 @@ static void meter_add(tp_meter *m, const float *x, size_t n)
 /* The gain is decided for segments of SEG samples and moves linearly
  * across each one: the detector and the hold/release/mean run once a
  * segment, and only the multiply runs for every sample. */
-#define SEG 16
+#define SEG       16
+#define LIM_CHUNK 4096 /* samples taken into the ring at a time */
 
 typedef struct limiter {
 	float c;   /* detector threshold, linear */
@@ -167,8 +222,9 @@ typedef struct limiter {
 	/* the signal: a ring of the last samples */
 	float *ring;
 	size_t rmask;
-	uint64_t n_in, until; /* samples taken; to the next segment's end */
-	uint64_t end;         /* while flushing: the samples to put out */
+	uint64_t n_in;     /* samples taken */
+	uint64_t next_seg; /* the next segment to complete */
+	uint64_t end;      /* while flushing: the samples to put out */
 	/* gain requests of the boundaries below 1 in the window, increasing */
 	struct req {
 		uint64_t at;
@@ -215,10 +271,9 @@ static limiter *limiter_new(int rate, double ceiling)
 	l->e = 1;
 	l->g_prev = 1;
 	l->r_prev = 1;
-	l->until = SEG + TP_DELAY;
 	l->end = UINT64_MAX;
 	size_t d = 1;
-	while (d < (l->W + 4) * SEG + TP_DELAY)
+	while (d < (l->W + 4) * SEG + TP_DELAY + LIM_CHUNK)
 		d <<= 1;
 	l->rmask = d - 1;
 	size_t cap = 1;
@@ -240,22 +295,31 @@ static limiter *limiter_new(int rate, double ceiling)
 }
 
 /* The largest true-peak estimate around segment s: its samples and the
- * oversampled points between them and next to them. */
+ * oversampled points between them and next to them.  Only whether it
+ * passes the ceiling, and by how much, matters: points that cannot pass
+ * it are not computed. */
 static float segment_peak(limiter *l, uint64_t s)
 {
+	enum { SPAN = TP_HIST + SEG + 1 };  /* x[s*SEG - 6] .. x[s*SEG + 21] */
 	uint64_t from = s * SEG - TP_DELAY; /* wraps below 0: the ring's zeros */
-	float top = 0, own = 0;
-	for (size_t i = 0; i < TP_HIST + SEG + 1; i++) {
-		float v = l->ring[(from + i) & l->rmask];
-		l->xb[i] = v;
-		top = max2(top, fabsf(v));
-		if (i >= TP_DELAY && i < TP_DELAY + SEG)
-			own = max2(own, fabsf(v));
+	size_t at = (size_t)(from & l->rmask);
+	const float *xb = l->ring + at;
+	if (at + SPAN > l->rmask + 1) { /* the span wraps round the ring */
+		for (size_t i = 0; i < SPAN; i++)
+			l->xb[i] = l->ring[(from + i) & l->rmask];
+		xb = l->xb;
 	}
+	float own = abs_max(xb + TP_DELAY, SEG);
+	float top = abs_max(xb, SPAN);
 	if (top * tp_bound <= l->c)
 		return own;
-	interp_peaks(l->xb, SEG + 1, l->q, l->c);
-	return max2(own, abs_max(l->q, SEG + 1));
+	/* The 16 points from between x[s*SEG - 1] and x[s*SEG], in one
+	 * group of lanes, and the one after the segment on its own. */
+	interp_peaks(xb, SEG, l->q, l->c);
+	float p = max2(own, abs_max(l->q, SEG));
+	if (abs_max(xb + SEG, TP_TAPS) * tp_bound > l->c)
+		p = max2(p, interp_point(xb, SEG));
+	return p;
 }
 
 /* Put out segment s (its samples that are due) with the gain moving from
@@ -267,7 +331,10 @@ static size_t put_segment(limiter *l, uint64_t s, float g0, float g1, float *y)
 		n = l->end > s * SEG ? (size_t)(l->end - s * SEG) : 0;
 	const float *x = l->ring + ((s * SEG) & l->rmask); /* SEG divides the ring */
 	if (g0 == 1 && g1 == 1) {
-		memcpy(y, x, n * sizeof *y);
+		if (n == SEG)
+			memcpy(y, x, SEG * sizeof *y); /* inlined: a fixed size */
+		else
+			memcpy(y, x, n * sizeof *y);
 	} else {
 		float step = (g1 - g0) / SEG;
 		for (size_t i = 0; i < n; i++)
@@ -328,16 +395,23 @@ static size_t segment_done(limiter *l, uint64_t s, float *y)
 }
 
 /* Limit n samples of x; writes to y the output due and returns how many
- * (about n, give or take a segment, once the look-ahead is full). */
+ * (at most n + SEG once the look-ahead is full). */
 static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
 {
 	size_t out = 0;
-	for (size_t i = 0; i < n; i++) {
-		l->ring[l->n_in++ & l->rmask] = x[i];
-		if (--l->until == 0) {
-			l->until = SEG;
-			out += segment_done(l, (l->n_in - TP_DELAY) / SEG - 1, y + out);
-		}
+	while (n > 0) {
+		size_t k = n < LIM_CHUNK ? n : LIM_CHUNK;
+		size_t at = (size_t)(l->n_in & l->rmask), room = l->rmask + 1 - at;
+		size_t k1 = k < room ? k : room;
+		memcpy(l->ring + at, x, k1 * sizeof *x);
+		memcpy(l->ring, x + k1, (k - k1) * sizeof *x);
+		l->n_in += k;
+		x += k;
+		n -= k;
+		/* Segment s is complete when the detector has the samples
+		 * up to TP_DELAY past its end. */
+		while ((l->next_seg + 1) * SEG + TP_DELAY <= l->n_in)
+			out += segment_done(l, l->next_seg++, y + out);
 	}
 	return out;
 }
@@ -448,14 +522,19 @@ static ts_writer *open_writer(ts_master *m, char *errbuf, size_t errsz, int *err
 static int emit(ts_master *m, const float *y, size_t n)
 {
 	int16_t s[BLOCK];
+	float t[BLOCK];
 	while (n > 0) {
 		size_t k = n < BLOCK ? n : BLOCK;
+		/* Clamped, then rounded to the nearest integer, ties to even,
+		 * as lrintf() does: adding and taking away 1.5 * 2^23 leaves
+		 * no fraction.  Two loops, so that both vectorize. */
 		for (size_t i = 0; i < k; i++) {
 			float v = y[i] * 32768.0f;
-			v = v > 32767.0f ? 32767.0f : v;
-			v = v < -32768.0f ? -32768.0f : v;
-			s[i] = (int16_t)lrintf(v);
+			v = v < 32767.0f ? v : 32767.0f;
+			t[i] = v > -32768.0f ? v : -32768.0f;
 		}
+		for (size_t i = 0; i < k; i++)
+			s[i] = (int16_t)(int32_t)((t[i] + 12582912.0f) - 12582912.0f);
 		int rc = ts_writer_write(m->w, s, k);
 		if (rc) {
 			snprintf(m->errmsg, sizeof m->errmsg, "%s", ts_writer_errmsg(m->w));
