@@ -505,6 +505,11 @@ typedef struct progress {
 	size_t done_chars; /* of finished chapters */
 	size_t *partial;   /* chars done per chapter in progress */
 	uint64_t *partial_samples;
+	double *partial_finish; /* 0-1: how far its file is put together */
+	/* The share of a chapter's time spent putting its file together
+	 * (levelling, limiting, encoding), learnt from the chapters done;
+	 * until one is, a guess. */
+	double speak_s, finish_s, finish_guess;
 	uint64_t done_samples;
 	size_t chapters_done, chapters;
 	int rate;
@@ -539,14 +544,19 @@ static void on_event(void *ud, const ts_event *ev)
 	case TS_EV_STARTED:
 		p->partial[ev->chapter] = 0;
 		p->partial_samples[ev->chapter] = 0;
+		p->partial_finish[ev->chapter] = 0;
 		break;
 	case TS_EV_PROGRESS:
 		p->partial[ev->chapter] = ev->chars_done;
 		p->partial_samples[ev->chapter] = ev->samples;
+		p->partial_finish[ev->chapter] = ev->finishing;
 		break;
 	case TS_EV_DONE:
 		p->partial[ev->chapter] = 0;
 		p->partial_samples[ev->chapter] = 0;
+		p->partial_finish[ev->chapter] = 0;
+		p->speak_s += p->results[ev->chapter].speak_s;
+		p->finish_s += p->results[ev->chapter].finish_s;
 		p->chapters_done++;
 		p->done_chars += ts_book_chapter(p->book, ev->chapter)->chars;
 		p->done_samples += ev->samples;
@@ -564,20 +574,36 @@ static void on_event(void *ud, const ts_event *ev)
 	}
 	if (!p->tty || quiet)
 		return;
-	size_t chars = p->done_chars;
+	/* The work done, in characters: a chapter's characters count as
+	 * they are spoken, scaled by the share of its time speaking takes,
+	 * and in full as its file is put together. */
+	double f = p->speak_s + p->finish_s > 0 ? p->finish_s / (p->speak_s + p->finish_s)
+	                                        : p->finish_guess;
+	double work = (double)p->done_chars;
 	uint64_t samples = p->done_samples;
+	size_t finishing = 0;
+	double finish_done = 0;
 	for (size_t i = 0; i < p->chapters; i++) {
-		chars += p->partial[i];
 		samples += p->partial_samples[i];
+		work += (1 - f) * (double)p->partial[i];
+		if (p->partial_finish[i] > 0) {
+			finishing++;
+			finish_done = p->partial_finish[i];
+			work +=
+			    f * p->partial_finish[i] * (double)ts_book_chapter(p->book, i)->chars;
+		}
 	}
 	double el = now_since(&p->t0);
-	char eta[64] = "--", audio[64];
-	if (chars > 0 && p->total_chars > chars)
-		fmt_duration(eta, sizeof eta,
-		             el * (double)(p->total_chars - chars) / (double)chars);
+	char eta[64] = "--", audio[64], fin[64] = "";
+	if (work > 0 && (double)p->total_chars > work)
+		fmt_duration(eta, sizeof eta, el * ((double)p->total_chars - work) / work);
 	fmt_duration(audio, sizeof audio, p->rate ? (double)samples / p->rate : 0.0);
-	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made, ETA %s", p->chapters_done,
-	        p->chapters, audio, eta);
+	if (finishing == 1)
+		snprintf(fin, sizeof fin, ", finishing 1 chapter (%d%%)", (int)(finish_done * 100));
+	else if (finishing > 1)
+		snprintf(fin, sizeof fin, ", finishing %zu chapters", finishing);
+	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made%s, ETA %s", p->chapters_done,
+	        p->chapters, audio, fin, eta);
 	fflush(stderr);
 }
 
@@ -872,10 +898,11 @@ static int cmd_build(int argc, char **argv)
 	progress prog = {0};
 	prog.partial = calloc(n ? n : 1, sizeof *prog.partial);
 	prog.partial_samples = calloc(n ? n : 1, sizeof *prog.partial_samples);
+	prog.partial_finish = calloc(n ? n : 1, sizeof *prog.partial_finish);
 	ts_buf text = {0};
 	int run_started = 0;
 	if (!paths || !names || !results || !entries || !timing_names || !prog.partial ||
-	    !prog.partial_samples) {
+	    !prog.partial_samples || !prog.partial_finish) {
 		msg("error", "out of memory");
 		status = EXIT_FAILED;
 		goto out;
@@ -951,6 +978,9 @@ static int cmd_build(int argc, char **argv)
 	prog.tty = isatty(2);
 	prog.results = results;
 	prog.names = names;
+	/* With loudness on, about a fifth of a chapter's time goes on its
+	 * second pass (bench/finishing.sh); without, next to nothing. */
+	prog.finish_guess = mo.normalize ? 0.2 : 0.0;
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	ts_build_job job = {.book = book,
 	                    .voice = &voice,
@@ -1081,6 +1111,7 @@ out:
 	free(entries);
 	free(prog.partial);
 	free(prog.partial_samples);
+	free(prog.partial_finish);
 	ts_buf_free(&text);
 	ts_book_free(book);
 	ts_lang_free(lang);

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Everything the reader gives, through the front end.  Returns 0, the
@@ -135,9 +136,23 @@ static int on_chunk(void *ud, const ts_chunk *c)
 	r->since_report += k;
 	if (r->progress && r->since_report >= 2000) {
 		r->since_report = 0;
-		r->progress(r->ud, r->chars_done, ts_finish_position(r->fin));
+		r->progress(r->ud, r->chars_done, ts_finish_position(r->fin), 0);
 	}
 	return 0;
+}
+
+/* The master's reports while it puts the file together. */
+static void on_master_progress(void *ud, double done)
+{
+	chapter_run *r = ud;
+	r->progress(r->ud, r->chars_done, r->res->samples, done);
+}
+
+static double seconds_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
@@ -150,6 +165,7 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
 	memset(res, 0, sizeof *res);
+	double t0 = seconds_now(), t1;
 
 	/* A generous estimate of the length: speech is about 3.5 characters a
 	 * second at eSpeak's normal rate; count 2, and the speed setting. */
@@ -216,8 +232,13 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_cues_errmsg(r.cues));
 		goto out;
 	}
+	if (progress)
+		ts_master_set_progress(r.w, on_master_progress, &r);
+	t1 = seconds_now();
+	res->speak_s = t1 - t0;
 	rc = ts_master_commit(r.w, &res->audio, res->errmsg, sizeof res->errmsg);
 	r.w = NULL;
+	res->finish_s = seconds_now() - t1;
 	if (!rc && r.cues) {
 		rc = ts_cues_commit(r.cues, res->errmsg, sizeof res->errmsg);
 		r.cues = NULL;
@@ -377,6 +398,7 @@ typedef struct msg {
 	long maxrss_kb; /* peak memory of the process that spoke the chapter */
 	size_t chars_done;
 	uint64_t samples;
+	double finishing;
 	ts_chapter_result res;
 } msg;
 
@@ -418,14 +440,15 @@ typedef struct worker_ctx {
 	int id, res_fd, chapter;
 } worker_ctx;
 
-static void worker_progress(void *ud, size_t chars_done, uint64_t samples)
+static void worker_progress(void *ud, size_t chars_done, uint64_t samples, double finishing)
 {
 	worker_ctx *w = ud;
 	msg m = {.type = MSG_PROGRESS,
 	         .worker = w->id,
 	         .chapter = w->chapter,
 	         .chars_done = chars_done,
-	         .samples = samples};
+	         .samples = samples,
+	         .finishing = finishing};
 	write_all(w->res_fd, &m, sizeof m);
 }
 
@@ -639,7 +662,8 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 				                                             : TS_EV_PROGRESS,
 				               .chapter = (size_t)m.chapter,
 				               .chars_done = m.chars_done,
-				               .samples = m.samples};
+				               .samples = m.samples,
+				               .finishing = m.finishing};
 				fn(ud, &ev);
 			}
 			continue;

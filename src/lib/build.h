@@ -24,15 +24,19 @@
 typedef struct ts_chapter_result {
 	int status; /* 0 or a negative code */
 	char errmsg[400];
-	uint64_t samples;       /* audio length */
-	size_t sentences;       /* sentences of the body (each has a timing cue) */
-	size_t chars;           /* non-space characters spoken */
-	char warning[400];      /* e.g. characters the voice cannot read; "" if none */
-	ts_master_report audio; /* level, peak and rate of the file written */
+	uint64_t samples;         /* audio length */
+	size_t sentences;         /* sentences of the body (each has a timing cue) */
+	size_t chars;             /* non-space characters spoken */
+	char warning[400];        /* e.g. characters the voice cannot read; "" if none */
+	ts_master_report audio;   /* level, peak and rate of the file written */
+	double speak_s, finish_s; /* wall time speaking, and putting the file together */
 } ts_chapter_result;
 
-/* Called now and then while a chapter is spoken. */
-typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples);
+/* Called now and then while a chapter is made: chars_done characters
+ * spoken, samples of audio made, and then, while the master stage puts
+ * the file together, finishing rising from 0 to 1 (0 until then). */
+typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
+                                       double finishing);
 
 /* Speak chapter ch with syn, voice v and language data lang into the
  * audio file path, written with the quality, tags and owner of wo (its
@@ -78,7 +82,7 @@ int ts_spoken_text(const char *path, const ts_text_opts *opts, const ts_lang *la
 typedef enum ts_event_kind {
 	TS_EV_READY,    /* a worker started eSpeak; samples holds its sample rate */
 	TS_EV_STARTED,  /* a worker began chapter `chapter` */
-	TS_EV_PROGRESS, /* chars_done / samples of a chapter being spoken */
+	TS_EV_PROGRESS, /* chars_done / samples / finishing of a chapter being made */
 	TS_EV_DONE,     /* chapter finished (see results[chapter]) */
 } ts_event_kind;
 
@@ -87,6 +91,7 @@ typedef struct ts_event {
 	size_t chapter;
 	size_t chars_done;
 	uint64_t samples;
+	double finishing; /* 0 to 1: how far the file is put together */
 } ts_event;
 
 typedef void (*ts_event_fn)(void *ud, const ts_event *ev);

@@ -478,8 +478,17 @@ struct ts_master {
 	int16_t *ibuf;
 	float *fbuf, *ybuf, *rbuf;
 	size_t rcap;
+	uint64_t frames_in; /* taken by ts_master_write */
+	ts_master_progress_fn progress;
+	void *progress_ud;
 	char errmsg[512];
 };
+
+void ts_master_set_progress(ts_master *m, ts_master_progress_fn fn, void *ud)
+{
+	m->progress = fn;
+	m->progress_ud = ud;
+}
 
 const char *ts_master_errmsg(const ts_master *m)
 {
@@ -662,6 +671,7 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		}
 		return 0;
 	}
+	m->frames_in += n;
 	if (fwrite(s, sizeof *s, n, m->raw) != n) {
 		snprintf(m->errmsg, sizeof m->errmsg, "%s: write failed: %s", m->raw_path,
 		         strerror(errno));
@@ -674,7 +684,8 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 
 /* Pass 2 with a gain in dB: read the raw file, level, limit, measure,
  * resample, encode.  Fills rep's output figures. */
-static int render(ts_master *m, double gain_db, ts_master_report *rep, char *errbuf, size_t errsz)
+static int render(ts_master *m, double gain_db, ts_master_report *rep, int report, char *errbuf,
+                  size_t errsz)
 {
 	int rc = 0;
 	limiter *l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20));
@@ -698,8 +709,12 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, char *err
 	rewind(m->raw);
 	float g = (float)(pow(10, gain_db / 20) / 32768.0);
 	size_t got;
+	uint64_t read = 0;
 	int last = 0;
 	while (!last) {
+		/* A report every 64 blocks: 12 s of audio at 22,050 Hz. */
+		if (report && m->progress && read % (64 * BLOCK) == 0 && m->frames_in > 0)
+			m->progress(m->progress_ud, (double)read / (double)m->frames_in);
 		size_t y_n;
 		got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
 		if (got < BLOCK) {
@@ -711,6 +726,7 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, char *err
 			}
 			last = 1;
 		}
+		read += got;
 		for (size_t i = 0; i < got; i++)
 			m->fbuf[i] = m->ibuf[i] * g;
 		y_n = limiter_run(l, m->fbuf, got, m->ybuf);
@@ -782,7 +798,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	if (gain > MAX_GAIN_DB)
 		gain = MAX_GAIN_DB;
 	for (int pass = 0;; pass++) {
-		if ((rc = render(m, gain, rep, errbuf, errsz))) {
+		if ((rc = render(m, gain, rep, pass == 0, errbuf, errsz))) {
 			snprintf(errbuf, errsz, "%s", m->errmsg);
 			goto out;
 		}
