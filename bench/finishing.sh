@@ -21,18 +21,7 @@ root=$(dirname "$here")
 . "$here/lib.sh"
 bench_setup "${1:-build}" 3
 
-mkdir -p "$root/bench/work"
-work=$(mktemp -d "$root/bench/work/finish.XXXXXX")
-cleanup() {
-	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
-		rm -rf "$work"/out-*
-		log "work directory kept: $work"
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir finish 'out-*'
 
 mkdir -p "$work/chapters"
 make_text "$chars" "$work/chapters/01.txt" 0

@@ -30,19 +30,7 @@ reps=${BENCH_REPS:-3}
 command -v espeak-ng >/dev/null || die "espeak-ng is not installed (apt-get install espeak-ng)"
 voice=cmn-latn-pinyin
 
-mkdir -p "$root/bench/work"
-work=$(mktemp -d "$root/bench/work/floor.XXXXXX")
-# shellcheck disable=SC2317  # called from the trap
-cleanup() {
-	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
-		rm -rf "$work"/*.wav "$work/tmp"
-		log "work directory kept: $work"
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir floor '*.wav' tmp
 
 # The same text as bench/run.sh gives espeak-ng: the Chinese characters.
 make_text "$chars" "$work/chapter.txt" 0

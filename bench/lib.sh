@@ -26,6 +26,37 @@ bench_setup() {
 	(( ${#seed_files[@]} > 0 )) || die "no seed chapters $seeds/*.txt"
 }
 
+# bench_workdir NAME [GLOB...]: a fresh folder bench/work/NAME.XXXXXX in
+# work (git-ignored), removed when the script ends, after its background
+# jobs are stopped; with BENCH_KEEP=1 it is kept, less what GLOB (relative
+# to it) matches: the audio.  root must be the project folder.
+bench_workdir() {
+	mkdir -p "$root/bench/work"
+	work=$(mktemp -d "$root/bench/work/$1.XXXXXX")
+	shift
+	bench_drop=("$@")
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# shellcheck disable=SC2317  # called from the trap
+bench_cleanup() {
+	local -a pids=()
+	local g
+	mapfile -t pids < <(jobs -pr)
+	if ((${#pids[@]})); then kill "${pids[@]}" 2>/dev/null || true; fi
+	wait 2>/dev/null || true
+	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
+		for g in "${bench_drop[@]}"; do
+			# shellcheck disable=SC2086  # the glob is meant
+			rm -rf "$work"/$g
+		done
+		log "work directory kept: $work"
+	else
+		rm -rf "$work"
+	fi
+}
+
 # make_text below reads the seed chapters in seed_files.
 
 # make_text N FILE [SKIP]: N characters (not counting line ends) of the

@@ -37,23 +37,7 @@ else
 	mem_sizes=(10000 50000 100000 250000 500000)
 fi
 
-mkdir -p "$root/bench/work"
-work=$(mktemp -d "$root/bench/work/run.XXXXXX")
-
-cleanup() {
-	local -a pids=()
-	mapfile -t pids < <(jobs -pr)
-	if ((${#pids[@]})); then kill "${pids[@]}" 2>/dev/null || true; fi
-	wait 2>/dev/null || true
-	if [[ ${BENCH_KEEP:-0} == 1 ]]; then
-		rm -rf "$work"/out* "$work"/mem/*/out
-		log "work directory kept: $work"
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir run 'out*' 'mem/*/out'
 
 # ---- inputs -------------------------------------------------------------
 
