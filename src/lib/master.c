@@ -362,10 +362,12 @@ static size_t segment_done(limiter *l, uint64_t s, float *y)
 		l->dq[(l->dq_head + l->dq_len) & l->dq_mask] = (struct req){b, q};
 		l->dq_len++;
 	}
-	if (b < l->W)
-		return 0;
-	uint64_t k = b - l->W; /* boundary k: the requests of [k, k + W] are known */
-	while (l->dq_len > 0 && l->dq[l->dq_head].at < k) {
+	/* Boundary k: the requests of [k, k + W] are known.  The W
+	 * boundaries before the first (k < 0) are worked out too, from the
+	 * requests they see: the gain at the start is their mean with the
+	 * first ones, and must hold for the peaks there. */
+	int64_t k = (int64_t)b - (int64_t)l->W;
+	while (l->dq_len > 0 && (int64_t)l->dq[l->dq_head].at < k) {
 		l->dq_head = (l->dq_head + 1) & l->dq_mask;
 		l->dq_len--;
 	}
@@ -389,7 +391,7 @@ static size_t segment_done(limiter *l, uint64_t s, float *y)
 		l->esum = (double)(l->W + 1); /* no drift */
 	else
 		g = (float)(l->esum * l->inv_len);
-	size_t out = k > 0 ? put_segment(l, k - 1, l->g_prev, g, y) : 0;
+	size_t out = k > 0 ? put_segment(l, (uint64_t)k - 1, l->g_prev, g, y) : 0;
 	l->g_prev = g;
 	return out;
 }
