@@ -142,10 +142,10 @@ static int on_chunk(void *ud, const ts_chunk *c)
 }
 
 /* The master's reports while it puts the file together. */
-static void on_master_progress(void *ud, double done)
+static void on_master_progress(void *ud, int pass, double done)
 {
 	chapter_run *r = ud;
-	r->progress(r->ud, r->chars_done, r->res->samples, done);
+	r->progress(r->ud, r->chars_done, r->res->samples, pass + done);
 }
 
 static double seconds_now(void)

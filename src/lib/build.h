@@ -34,7 +34,9 @@ typedef struct ts_chapter_result {
 
 /* Called now and then while a chapter is made: chars_done characters
  * spoken, samples of audio made, and then, while the master stage puts
- * the file together, finishing rising from 0 to 1 (0 until then). */
+ * the file together, finishing rising from 0 to 1 (0 until then), and
+ * from k to k + 1 while it makes it again the k-th time to correct the
+ * level. */
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
                                        double finishing);
 
@@ -91,7 +93,7 @@ typedef struct ts_event {
 	size_t chapter;
 	size_t chars_done;
 	uint64_t samples;
-	double finishing; /* 0 to 1: how far the file is put together */
+	double finishing; /* how far the file is put together (see above) */
 } ts_event;
 
 typedef void (*ts_event_fn)(void *ud, const ts_event *ev);

@@ -9,7 +9,8 @@
  * measured again (libebur128 and the true-peak meter below), resampled by
  * libsoxr when asked, rounded to 16 bits and encoded.  If the limiter took
  * so much off that the result misses the target by more than
- * RETRY_LU, pass 2 runs once more with the gain corrected.
+ * RETRY_LU, pass 2 runs again with the gain corrected, up to MAX_PASSES
+ * times in all, until it is within CLOSE_LU.
  *
  * True peak: the signal is oversampled 4x with the interpolation filter
  * of libebur128 (a 49-tap Hann-windowed sinc), as ITU-R BS.1770 asks; the
@@ -53,7 +54,9 @@
 #define LOOKAHEAD_MS 5.0
 #define RELEASE_MS   80.0
 #define MARGIN_DB    0.2 /* the limiter aims this far under the ceiling */
-#define RETRY_LU     0.3
+#define RETRY_LU     0.3 /* a first pass this close to the target is kept */
+#define CLOSE_LU     0.1 /* once it is run again, it aims this close */
+#define MAX_PASSES   4
 #define MAX_GAIN_DB  30.0
 
 /* ---- true peak ------------------------------------------------------- */
@@ -686,7 +689,7 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 
 /* Pass 2 with a gain in dB: read the raw file, level, limit, measure,
  * resample, encode.  Fills rep's output figures. */
-static int render(ts_master *m, double gain_db, ts_master_report *rep, int report, char *errbuf,
+static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass, char *errbuf,
                   size_t errsz)
 {
 	int rc = 0;
@@ -715,8 +718,8 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int repor
 	int last = 0;
 	while (!last) {
 		/* A report every 64 blocks: 12 s of audio at 22,050 Hz. */
-		if (report && m->progress && read % (64 * BLOCK) == 0 && m->frames_in > 0)
-			m->progress(m->progress_ud, (double)read / (double)m->frames_in);
+		if (m->progress && read % (64 * BLOCK) == 0 && m->frames_in > 0)
+			m->progress(m->progress_ud, pass, (double)read / (double)m->frames_in);
 		size_t y_n;
 		got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
 		if (got < BLOCK) {
@@ -799,18 +802,32 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	double gain = isfinite(in) ? m->o.target_lufs - in : 0;
 	if (gain > MAX_GAIN_DB)
 		gain = MAX_GAIN_DB;
+	double gain_before = NAN, lufs_before = NAN;
 	for (int pass = 0;; pass++) {
-		if ((rc = render(m, gain, rep, pass == 0, errbuf, errsz))) {
+		if ((rc = render(m, gain, rep, pass, errbuf, errsz))) {
 			snprintf(errbuf, errsz, "%s", m->errmsg);
 			goto out;
 		}
-		/* The limiter took loudness off: try once more, louder. */
+		/* The limiter took loudness off: go again, louder.  The more
+		 * gain, the more it takes, so a step of the miss falls short;
+		 * from the second retry on, the step follows the slope the
+		 * passes so far show (a secant). */
 		double miss = m->o.target_lufs - rep->output_lufs;
-		if (pass > 0 || !isfinite(miss) || fabs(miss) <= RETRY_LU || gain >= MAX_GAIN_DB)
+		double close = pass == 0 ? RETRY_LU : CLOSE_LU;
+		if (!isfinite(miss) || fabs(miss) <= close || pass + 1 >= MAX_PASSES ||
+		    (miss > 0 && gain >= MAX_GAIN_DB))
 			break;
 		ts_writer_abort(m->w);
 		m->w = NULL;
-		gain += miss;
+		double step = miss;
+		if (isfinite(lufs_before) && gain != gain_before) {
+			double slope = (rep->output_lufs - lufs_before) / (gain - gain_before);
+			if (slope > 0.1 && slope < 1)
+				step = miss / slope;
+		}
+		gain_before = gain;
+		lufs_before = rep->output_lufs;
+		gain = fmin(gain + step, MAX_GAIN_DB);
 	}
 	rep->frames = m->frames_out;
 	rc = ts_writer_commit(m->w, errbuf, errsz);

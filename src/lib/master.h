@@ -56,10 +56,10 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
  * negative code (message: ts_master_errmsg). */
 int ts_master_write(void *m, const int16_t *s, size_t n);
 
-/* Have fn(ud, done) called now and then while ts_master_commit() puts
- * the file together, done rising from 0 to 1 (not while a second pass
- * corrects the level: that one is short of a report). */
-typedef void (*ts_master_progress_fn)(void *ud, double done);
+/* Have fn(ud, pass, done) called now and then while ts_master_commit()
+ * puts the file together, done rising from 0 to 1 in each pass: pass 0,
+ * then 1, 2 ... when the file is made again to correct its level. */
+typedef void (*ts_master_progress_fn)(void *ud, int pass, double done);
 void ts_master_set_progress(ts_master *m, ts_master_progress_fn fn, void *ud);
 
 /* Finish: level, limit, resample, encode, rename into place; fills rep

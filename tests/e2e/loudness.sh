@@ -1,8 +1,9 @@
 #!/bin/bash
 # e2e_loudness: every chapter comes out at the target loudness (within
 # 0.5 LU) with its true peak under the ceiling, measured afterwards with
-# libebur128 on the decoded file (tools/loudness.c), on both seeds and at a
-# high and a low speech rate; --sample-rate keeps the duration; the manifest
+# libebur128 on the decoded file (tools/loudness.c), on both seeds, at a
+# high and a low speech rate, and at louder targets (-16 LUFS under -3 dBTP
+# takes heavy limiting and a warning); --sample-rate keeps the duration; the manifest
 # records what was measured; --loudness off keeps eSpeak's level; pacing
 # options change the pauses; bad values are usage errors.
 # Extra argument: the loudness tool.
@@ -58,6 +59,15 @@ fcmp "$d06 > 2 * $d18" || fail "rate 0.6 lasts $d06 s and 1.8 lasts $d18 s: not 
 # Other targets.
 run 0 target "$TINGSHU" build -q --loudness -16 --true-peak -1 -o out-16 ch.txt &&
 	check_level out-16 -16 -1 "target -16/-1"
+# A loud target under the default ceiling: the limiter takes off so much
+# that one correction falls short; the passes run again until the level is
+# right, and the build warns that the speech was limited heavily.
+run 0 loud "$TINGSHU" build --loudness -16 -o out-loud ch.txt &&
+	check_level out-loud -16 -3 "target -16/-3"
+err_has loud "1 of 1 chapters took more than 3 dB of limiting to reach -16 LUFS"
+run 0 moderate "$TINGSHU" build --loudness -18 -o out-18 ch.txt &&
+	check_level out-18 -18 -3 "target -18/-3"
+grep -q "limiting" "$RUN_ERR" && fail "target -18: a warning about limiting: $(cat "$RUN_ERR")"
 
 # Sample rates: same duration, same level.
 native=out-seeds/$(jq -r '.chapters[1].audio' out-seeds/manifest.json)
