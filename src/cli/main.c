@@ -1024,8 +1024,8 @@ static int cmd_build(int argc, char **argv)
 	if (verbose)
 		msg("", "largest worker peak memory: %ld KB", stats.worker_maxrss_kb);
 
-	size_t ok = 0, heavy = 0, heaviest = 0;
-	double total = 0, most = 0;
+	size_t ok = 0, heavy = 0, heaviest = 0, missed = 0, farthest = 0;
+	double total = 0, most = 0, worst_miss = 0;
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter *ch = ts_book_chapter(book, i);
 		if (results[i].warning[0] && !quiet)
@@ -1038,6 +1038,12 @@ static int cmd_build(int argc, char **argv)
 			if (made_up > most)
 				most = made_up, heaviest = i;
 			heavy++;
+		}
+		double miss = fabs(results[i].audio.output_lufs - mo.target_lufs);
+		if (!results[i].status && mo.normalize && miss > 0.5) {
+			if (miss > worst_miss)
+				worst_miss = miss, farthest = i;
+			missed++;
 		}
 		if (results[i].status) {
 			msg("error", "%s", results[i].errmsg);
@@ -1063,7 +1069,14 @@ static int cmd_build(int argc, char **argv)
 		e->limited_s = results[i].audio.limited_s;
 		total += e->duration_s;
 	}
-	if (heavy && !quiet)
+	if (missed && !quiet)
+		msg("warning",
+		    "%zu of %zu chapters could not be brought to %g LUFS under a true peak of %g "
+		    "dBTP: the limiter holds them down (the farthest: %s, at %.1f LUFS); a lower "
+		    "--loudness or a higher --true-peak reaches its target",
+		    missed, n, mo.target_lufs, mo.ceiling_dbtp, names[farthest],
+		    results[farthest].audio.output_lufs);
+	else if (heavy && !quiet)
 		msg("warning",
 		    "%zu of %zu chapters took more than %.0f dB of limiting to reach %g LUFS under "
 		    "a true peak of %g dBTP (the most: %.1f dB, %s); the speech may sound "

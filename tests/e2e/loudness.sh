@@ -65,6 +65,9 @@ run 0 target "$TINGSHU" build -q --loudness -16 --true-peak -1 -o out-16 ch.txt 
 run 0 loud "$TINGSHU" build --loudness -16 -o out-loud ch.txt &&
 	check_level out-loud -16 -3 "target -16/-3"
 err_has loud "1 of 1 chapters took more than 3 dB of limiting to reach -16 LUFS"
+# Louder than the ceiling allows: built, but said.
+run 0 too-loud "$TINGSHU" build --loudness -10 -o out-10 ch.txt
+err_has too-loud "1 of 1 chapters could not be brought to -10 LUFS under a true peak of -3 dBTP"
 run 0 moderate "$TINGSHU" build --loudness -18 -o out-18 ch.txt &&
 	check_level out-18 -18 -3 "target -18/-3"
 grep -q "limiting" "$RUN_ERR" && fail "target -18: a warning about limiting: $(cat "$RUN_ERR")"
