@@ -10,7 +10,7 @@
  * libsoxr when asked, rounded to 16 bits and encoded.  If the limiter took
  * so much off that the result misses the target by more than
  * RETRY_LU, pass 2 runs again with the gain corrected, up to MAX_PASSES
- * times in all, until it is within CLOSE_LU.
+ * times in all.
  *
  * True peak: the signal is oversampled 4x with the interpolation filter
  * of libebur128 (a 49-tap Hann-windowed sinc), as ITU-R BS.1770 asks; the
@@ -54,8 +54,7 @@
 #define LOOKAHEAD_MS 5.0
 #define RELEASE_MS   80.0
 #define MARGIN_DB    0.2 /* the limiter aims this far under the ceiling */
-#define RETRY_LU     0.3 /* a first pass this close to the target is kept */
-#define CLOSE_LU     0.1 /* once it is run again, it aims this close */
+#define RETRY_LU     0.3 /* a pass this close to the target is kept */
 #define MAX_PASSES   4
 #define MAX_GAIN_DB  30.0
 
@@ -484,6 +483,7 @@ struct ts_master {
 	float *fbuf, *ybuf, *rbuf;
 	size_t rcap;
 	uint64_t frames_in; /* taken by ts_master_write */
+	int in_peak;        /* their largest magnitude */
 	ts_master_progress_fn progress;
 	void *progress_ud;
 	char errmsg[512];
@@ -682,6 +682,10 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		         strerror(errno));
 		return TS_EIO;
 	}
+	for (size_t i = 0; i < n; i++) {
+		int v = s[i] < 0 ? -s[i] : s[i];
+		m->in_peak = v > m->in_peak ? v : m->in_peak;
+	}
 	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
 		return fail(m, TS_ENOMEM, "out of memory");
 	return 0;
@@ -802,7 +806,14 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	double gain = isfinite(in) ? m->o.target_lufs - in : 0;
 	if (gain > MAX_GAIN_DB)
 		gain = MAX_GAIN_DB;
+	/* Up to the gain at which the input's largest sample reaches the
+	 * limiter's threshold, the level follows the gain one for one: that
+	 * point serves the first correction as the one before. */
 	double gain_before = NAN, lufs_before = NAN;
+	if (isfinite(in) && m->in_peak > 0) {
+		gain_before = m->o.ceiling_dbtp - MARGIN_DB - 20 * log10(m->in_peak / 32768.0);
+		lufs_before = in + gain_before;
+	}
 	for (int pass = 0;; pass++) {
 		if ((rc = render(m, gain, rep, pass, errbuf, errsz))) {
 			snprintf(errbuf, errsz, "%s", m->errmsg);
@@ -813,14 +824,13 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 		 * from the second retry on, the step follows the slope the
 		 * passes so far show (a secant). */
 		double miss = m->o.target_lufs - rep->output_lufs;
-		double close = pass == 0 ? RETRY_LU : CLOSE_LU;
-		if (!isfinite(miss) || fabs(miss) <= close || pass + 1 >= MAX_PASSES ||
+		if (!isfinite(miss) || fabs(miss) <= RETRY_LU || pass + 1 >= MAX_PASSES ||
 		    (miss > 0 && gain >= MAX_GAIN_DB))
 			break;
 		ts_writer_abort(m->w);
 		m->w = NULL;
 		double step = miss;
-		if (isfinite(lufs_before) && gain != gain_before) {
+		if (isfinite(lufs_before) && gain_before < gain) {
 			double slope = (rep->output_lufs - lufs_before) / (gain - gain_before);
 			if (slope > 0.1 && slope < 1)
 				step = miss / slope;
