@@ -241,6 +241,20 @@ static void test_master(const char *dir)
 	CHECK(tp < -1.0);
 	free(y);
 
+	/* A loud target under a low ceiling: the limiter works all along,
+	 * and the level still comes out right. */
+	for (size_t i = 0; i < n; i++)
+		x[i] *= 5; /* about -19 LUFS, peaks 12 dB above */
+	o.target_lufs = -13;
+	o.ceiling_dbtp = -3;
+	o.out_rate = 0;
+	y = master_file(dir, &o, x, n, &got, &rate, &rep);
+	measure(y, got, rate, &lufs, &tp);
+	CHECK(fabs(lufs + 13) <= 0.5);
+	CHECK(tp < -3.0 + 0.05);
+	CHECK(rep.limited_s > 1);
+	free(y);
+
 	/* Off: the samples as they came, and resampling alone. */
 	o.normalize = 0;
 	o.out_rate = 0;
