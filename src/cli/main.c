@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifndef TS_VERSION
@@ -518,18 +517,11 @@ typedef struct progress {
 	uint64_t done_samples;
 	size_t chapters_done, chapters;
 	int rate;
-	struct timespec t0;
+	double t0; /* ts_seconds() at the start */
 	int tty;
 	ts_chapter_result *results;
 	char *const *names;
 } progress;
-
-static double now_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
-}
 
 static void fmt_duration(char *out, size_t sz, double s)
 {
@@ -600,7 +592,7 @@ static void on_event(void *ud, const ts_event *ev)
 			        (double)ts_book_chapter(p->book, i)->chars;
 		}
 	}
-	double el = now_since(&p->t0);
+	double el = ts_seconds() - p->t0;
 	char eta[64] = "--", audio[64], fin[64] = "";
 	if (work > 0 && (double)p->total_chars > work)
 		fmt_duration(eta, sizeof eta, el * ((double)p->total_chars - work) / work);
@@ -991,7 +983,7 @@ static int cmd_build(int argc, char **argv)
 	/* With loudness on, about a fifth of a chapter's time goes on its
 	 * second pass (bench/finishing.sh); without, next to nothing. */
 	prog.finish_guess = mo.normalize ? 0.2 : 0.0;
-	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	prog.t0 = ts_seconds();
 	ts_build_job job = {.book = book,
 	                    .voice = &voice,
 	                    .lang = lang,
@@ -1128,7 +1120,7 @@ static int cmd_build(int argc, char **argv)
 	if (!quiet) {
 		char audio[64], took[64];
 		fmt_duration(audio, sizeof audio, total);
-		fmt_duration(took, sizeof took, now_since(&prog.t0));
+		fmt_duration(took, sizeof took, ts_seconds() - prog.t0);
 		msg("", "built %zu of %zu chapters (%s of audio) in %s into %s", ok, n, audio, took,
 		    outdir);
 	}

@@ -24,7 +24,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Everything the reader gives, through the front end.  Returns 0, the
@@ -148,13 +147,6 @@ static void on_master_progress(void *ud, int pass, double done)
 	r->progress(r->ud, r->chars_done, r->res->samples, pass + done);
 }
 
-static double seconds_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
@@ -165,7 +157,7 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
 	memset(res, 0, sizeof *res);
-	double t0 = seconds_now(), t1;
+	double t0 = ts_seconds(), t1;
 
 	/* A generous estimate of the length: speech is about 3.5 characters a
 	 * second at eSpeak's normal rate; count 2, and the speed setting. */
@@ -234,11 +226,11 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	}
 	if (progress)
 		ts_master_set_progress(r.w, on_master_progress, &r);
-	t1 = seconds_now();
+	t1 = ts_seconds();
 	res->speak_s = t1 - t0;
 	rc = ts_master_commit(r.w, &res->audio, res->errmsg, sizeof res->errmsg);
 	r.w = NULL;
-	res->finish_s = seconds_now() - t1;
+	res->finish_s = ts_seconds() - t1;
 	if (!rc && r.cues) {
 		rc = ts_cues_commit(r.cues, res->errmsg, sizeof res->errmsg);
 		r.cues = NULL;

@@ -925,7 +925,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	/* The gain: the target's, plus what the limiter is foreseen to take
 	 * off (see loss_model); once a pass has shown how much it really
 	 * takes, the model is scaled to that, and the gain chosen again. */
-	double thresh_db = m->o.ceiling_dbtp - MARGIN_DB, scale = 1;
+	double thresh_db = m->o.ceiling_dbtp - MARGIN_DB;
 	model_end(m->model);
 	double gain = isfinite(in) ? choose_gain(m->model, in, m->o.target_lufs, thresh_db, 1) : 0;
 	for (int pass = 0;; pass++) {
@@ -943,8 +943,8 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 		double foreseen = model_loss(m->model, gain, thresh_db);
 		double next = gain + miss;
 		if (foreseen > 0.01 && lost > 0) {
-			scale = lost / foreseen;
-			double g = choose_gain(m->model, in, m->o.target_lufs, thresh_db, scale);
+			double g =
+			    choose_gain(m->model, in, m->o.target_lufs, thresh_db, lost / foreseen);
 			if (fabs(g - gain) > 0.01)
 				next = g;
 		}

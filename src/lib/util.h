@@ -73,4 +73,8 @@ int ts_is_cjk_punct(uint32_t cp);
 char *ts_strdup(const char *s);
 char *ts_strndup(const char *s, size_t n);
 
+/* Seconds on the monotonic clock, from an arbitrary start: for measuring
+ * how long something took. */
+double ts_seconds(void);
+
 #endif
