@@ -2,8 +2,8 @@
 """build-lexicon.py - compile the Chinese pronunciation lexicon of the zh voice.
 
 Reads open data committed under data/ and writes voices/zh/lexicon.bin, the
-compact binary form that src/lib/lexicon.c maps into memory.  The format is
-documented in src/lib/lexicon.h; this script and that header change together
+compact binary form that src/zh/lexicon.c maps into memory.  The format is
+documented in src/zh/lexicon.h; this script and that header change together
 (bump FORMAT_VERSION when the layout changes).
 
 Sources (each with its licence beside it):

@@ -1,17 +1,17 @@
 /* main.c - the tingshu command line: parses options, wires the stages of
  * the library together, reports diagnostics and decides the exit code
  * (0 success, 1 some input failed, 2 usage error). */
-#include "build.h"
-#include "cues.h"
-#include "encoding.h"
-#include "g2p.h"
-#include "input.h"
-#include "lang.h"
-#include "output.h"
-#include "readalong.h"
-#include "util.h"
-#include "voice.h"
-#include "write.h"
+#include "book/build.h"
+#include "audio/cues.h"
+#include "text/encoding.h"
+#include "zh/g2p.h"
+#include "book/input.h"
+#include "zh/lang.h"
+#include "book/output.h"
+#include "book/readalong.h"
+#include "base/util.h"
+#include "speech/voice.h"
+#include "audio/write.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -74,7 +74,7 @@ static int bad_option(const char *cmd, char **argv, int c)
 	                   name);
 }
 
-static void on_diag(void *ud, int level, const char *text)
+static void on_diag(void *ud, ts_level level, const char *text)
 {
 	(void)ud;
 	if (level == 0 && quiet)

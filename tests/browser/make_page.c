@@ -6,17 +6,17 @@
  *
  * AUDIO and VTT are file names inside OUTDIR (VTT "-" for none); the page
  * is written to PAGE.  Warnings go to stderr; exit 1 on failure. */
-#include "output.h"
-#include "readalong.h"
-#include "util.h"
-#include "write.h"
+#include "book/output.h"
+#include "book/readalong.h"
+#include "base/util.h"
+#include "audio/write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static void on_diag(void *ud, int level, const char *msg)
+static void on_diag(void *ud, ts_level level, const char *msg)
 {
 	(void)ud;
 	fprintf(stderr, "make_page: %s: %s\n", level ? "error" : "warning", msg);

@@ -10,10 +10,10 @@
  * space at its edges, within 4 * TS_SENTENCE_MAX characters, and comes
  * after its chunks: no chunk is left without a sentence. */
 #define _GNU_SOURCE
-#include "frontend.h"
-#include "input.h"
-#include "lang.h"
-#include "util.h"
+#include "speech/frontend.h"
+#include "book/input.h"
+#include "zh/lang.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +78,7 @@ static int on_chunk(void *ud, const ts_chunk *c)
 	return 0;
 }
 
-static void no_diag(void *ud, int level, const char *msg)
+static void no_diag(void *ud, ts_level level, const char *msg)
 {
 	(void)ud, (void)level, (void)msg;
 }

@@ -8,8 +8,8 @@
  * an element the page does not make itself (one <style>, the page's
  * script plus one JSON script when there are cues, no comment). */
 #define _GNU_SOURCE
-#include "readalong.h"
-#include "util.h"
+#include "book/readalong.h"
+#include "base/util.h"
 
 #include <stdint.h>
 #include <stdio.h>

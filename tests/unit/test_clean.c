@@ -15,9 +15,9 @@
  * comments spanning lines, reset, and the front end turning the
  * cleaner's breaks into paragraphs. */
 #include "check.h"
-#include "clean.h"
-#include "frontend.h"
-#include "util.h"
+#include "text/clean.h"
+#include "speech/frontend.h"
+#include "base/util.h"
 
 #define PIECE 16384 /* what ts_reader gives at most */
 

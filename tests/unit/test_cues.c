@@ -7,9 +7,9 @@
  * temporary names that ts_writer_sweep removes, abort and failures that
  * leave nothing behind. */
 #include "check.h"
-#include "cues.h"
-#include "util.h"
-#include "write.h"
+#include "audio/cues.h"
+#include "base/util.h"
+#include "audio/write.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -7,9 +7,9 @@
  * book made of encoded files must give the same chapters as the UTF-8
  * file, with its temporary copies removed at the end. */
 #include "check.h"
-#include "encoding.h"
-#include "input.h"
-#include "util.h"
+#include "text/encoding.h"
+#include "book/input.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <iconv.h>
@@ -267,7 +267,7 @@ static void check_decode(const char *simplified)
 	ts_buf_free(&out);
 }
 
-static void on_diag(void *ud, int level, const char *msg)
+static void on_diag(void *ud, ts_level level, const char *msg)
 {
 	ts_buf_printf(ud, "%s: %s\n", level ? "error" : "warning", msg);
 }

@@ -1,8 +1,8 @@
 /* test_finish.c - trimming, pauses and fades of the stitching stage,
  * on synthetic speech whose every sample is known. */
 #include "check.h"
-#include "finish.h"
-#include "util.h"
+#include "audio/finish.h"
+#include "base/util.h"
 
 #include <math.h>
 

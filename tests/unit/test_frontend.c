@@ -16,12 +16,12 @@
  *   the chunks are what the segmenter makes of it: finding the sentences
  *   changes nothing in what is spoken. */
 #include "check.h"
-#include "clean.h"
-#include "frontend.h"
-#include "lang.h"
-#include "normalize.h"
-#include "segment.h"
-#include "util.h"
+#include "text/clean.h"
+#include "speech/frontend.h"
+#include "zh/lang.h"
+#include "zh/normalize.h"
+#include "text/segment.h"
+#include "base/util.h"
 
 static const char brk_code[] = "NCSPT";
 

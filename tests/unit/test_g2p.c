@@ -6,10 +6,10 @@
  * text for eSpeak" a line.  Also checked: the stages can be turned off,
  * --explain's format, and broken rule files are refused with file:line. */
 #include "check.h"
-#include "g2p.h"
-#include "lang.h"
-#include "rules.h"
-#include "util.h"
+#include "zh/g2p.h"
+#include "zh/lang.h"
+#include "zh/rules.h"
+#include "base/util.h"
 
 static void convert(ts_g2p *g, const char *s, ts_buf *spoken, ts_buf *tokens)
 {

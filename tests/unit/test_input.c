@@ -6,12 +6,12 @@
  * and the diagnostics - and compared with CASE.ok.  Heading detection
  * and natural order are also checked against tables. */
 #include "check.h"
-#include "input.h"
-#include "util.h"
+#include "book/input.h"
+#include "base/util.h"
 
 #include <unistd.h>
 
-static void on_diag(void *ud, int level, const char *msg)
+static void on_diag(void *ud, ts_level level, const char *msg)
 {
 	ts_buf_printf(ud, "%s: %s\n", level ? "error" : "warning", msg);
 }

@@ -3,8 +3,8 @@
  *
  * Usage: test_lexicon LEXICON_BIN SCRATCH_DIR */
 #include "check.h"
-#include "lexicon.h"
-#include "util.h"
+#include "zh/lexicon.h"
+#include "base/util.h"
 
 #include <stdint.h>
 

@@ -2,9 +2,9 @@
  * master stage, on synthetic signals, measured with libebur128 apart
  * from the code under test. */
 #include "check.h"
-#include "master.h"
-#include "util.h"
-#include "write.h"
+#include "audio/master.h"
+#include "base/util.h"
+#include "audio/write.h"
 
 #include <dirent.h>
 #include <ebur128.h>

@@ -6,9 +6,9 @@
  * characters) gives the same text, and the cardinal reader against a
  * table. */
 #include "check.h"
-#include "lang.h"
-#include "normalize.h"
-#include "util.h"
+#include "zh/lang.h"
+#include "zh/normalize.h"
+#include "base/util.h"
 
 /* Normalize one line, in pieces of `step` bytes (0: whole). */
 static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step, ts_buf *out)

@@ -1,7 +1,7 @@
 /* test_output.c - file-name slugs, JSON strings, manifest and playlist. */
 #include "check.h"
-#include "output.h"
-#include "util.h"
+#include "book/output.h"
+#include "base/util.h"
 
 static void slug_is(const char *title, const char *want)
 {

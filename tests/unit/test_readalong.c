@@ -6,8 +6,8 @@
  * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (timing files are written
  * there). */
 #include "check.h"
-#include "readalong.h"
-#include "util.h"
+#include "book/readalong.h"
+#include "base/util.h"
 
 #include <sys/stat.h>
 
@@ -144,7 +144,7 @@ static void test_vtt(void)
 static int diag_count;
 static char diag_last[1024];
 
-static void on_diag(void *ud, int level, const char *msg)
+static void on_diag(void *ud, ts_level level, const char *msg)
 {
 	(void)ud;
 	CHECK(level == 0);

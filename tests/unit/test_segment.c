@@ -8,9 +8,9 @@
  * within the length limit, and feeding the text in pieces of any size
  * gives the same chunks. */
 #include "check.h"
-#include "clean.h"
-#include "segment.h"
-#include "util.h"
+#include "text/clean.h"
+#include "text/segment.h"
+#include "base/util.h"
 
 static const char brk_code[] = "NCSPT";
 

@@ -1,10 +1,10 @@
 /* test_synth.c - the eSpeak NG boundary: SSML markup of Latin words, and
  * real synthesis (rate, not silent, speed setting, voice errors). */
 #include "check.h"
-#include "frontend.h"
-#include "lang.h"
-#include "synth.h"
-#include "util.h"
+#include "speech/frontend.h"
+#include "zh/lang.h"
+#include "speech/synth.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <sys/wait.h>

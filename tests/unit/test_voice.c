@@ -2,8 +2,8 @@
  * listing, and the shipped presets.
  * Usage: test_voice TEST_DATA_DIR SHIPPED_VOICES_DIR */
 #include "check.h"
-#include "util.h"
-#include "voice.h"
+#include "base/util.h"
+#include "speech/voice.h"
 
 static int load_err(const char *dir, const char *name, const char *want)
 {

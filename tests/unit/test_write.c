@@ -4,9 +4,9 @@
  *
  * Usage: test_write SCRATCH_DIR */
 #include "check.h"
-#include "fixup.h"
-#include "util.h"
-#include "write.h"
+#include "audio/fixup.h"
+#include "base/util.h"
+#include "audio/write.h"
 
 #include <math.h>
 #include <sndfile.h>

@@ -1,0 +1,432 @@
+/* cues.c - sentence timing files (see cues.h).
+ *
+ * Each format is a row of one small table: its resolution and how it
+ * writes its header, a cue and its end into a buffer; the files are
+ * streamed cue by cue, so memory does not depend on chapter length. */
+#include "audio/cues.h"
+
+#include "base/util.h"
+#include "audio/write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+typedef struct cue_file cue_file;
+
+typedef struct cue_format {
+	const char *name;    /* --timing value and file extension */
+	uint64_t per_second; /* time units of the format */
+	int (*header)(ts_buf *b);
+	/* A cue from start to end (in units; start >= the previous end) with
+	 * text, one line and not empty. */
+	int (*cue)(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text);
+	int (*footer)(ts_buf *b, const cue_file *cf);
+} cue_format;
+
+struct cue_file {
+	const cue_format *fmt;
+	char *path; /* final name */
+	char *tmp;  /* name while writing */
+	FILE *f;
+	uint64_t prev_end; /* end of the last cue, in units */
+	size_t count;      /* cues written */
+	int para;          /* the cue being written starts a paragraph */
+};
+
+struct ts_cues {
+	cue_file files[TS_CUES_NFORMATS];
+	size_t nfiles;
+	int rate;
+	int ended;
+	int para_next; /* ts_cues_paragraph() was called */
+	ts_buf line;   /* the cue text as one line */
+	ts_buf out;    /* what goes to one file */
+	char errmsg[512];
+};
+
+/* ---- the formats --------------------------------------------------- */
+
+/* HH:MM:SS followed by sep and milliseconds (SRT ',', WebVTT '.');
+ * hours go past 99 if they must. */
+static int put_hms(ts_buf *b, uint64_t ms, char sep)
+{
+	return ts_buf_printf(b, "%02llu:%02llu:%02llu%c%03llu", (unsigned long long)(ms / 3600000),
+	                     (unsigned long long)(ms / 60000 % 60),
+	                     (unsigned long long)(ms / 1000 % 60), sep,
+	                     (unsigned long long)(ms % 1000));
+}
+
+static int no_header(ts_buf *b)
+{
+	(void)b;
+	return 0;
+}
+
+static int no_footer(ts_buf *b, const cue_file *cf)
+{
+	(void)b, (void)cf;
+	return 0;
+}
+
+static int srt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
+{
+	int rc = ts_buf_printf(b, "%zu\n", cf->count + 1);
+	rc = rc ? rc : put_hms(b, start, ',');
+	rc = rc ? rc : ts_buf_printf(b, " --> ");
+	rc = rc ? rc : put_hms(b, end, ',');
+	return rc ? rc : ts_buf_printf(b, "\n%s\n\n", text);
+}
+
+static int vtt_header(ts_buf *b)
+{
+	return ts_buf_printf(b, "WEBVTT\n\n");
+}
+
+/* WebVTT cue text is markup: & < > are escaped, which also keeps "-->"
+ * out of it. */
+static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
+{
+	/* The identifier: the cue's number, and a pilcrow when it starts a
+	 * paragraph (the read-along page lays the text out by them). */
+	int rc = ts_buf_printf(b, "%zu%s\n", cf->count + 1, cf->para ? " \xC2\xB6" : "");
+	rc = rc ? rc : put_hms(b, start, '.');
+	rc = rc ? rc : ts_buf_printf(b, " --> ");
+	rc = rc ? rc : put_hms(b, end, '.');
+	rc = rc ? rc : ts_buf_putc(b, '\n');
+	for (const char *p = text; *p && !rc; p++) {
+		switch (*p) {
+		case '&': rc = ts_buf_printf(b, "&amp;"); break;
+		case '<': rc = ts_buf_printf(b, "&lt;"); break;
+		case '>': rc = ts_buf_printf(b, "&gt;"); break;
+		default: rc = ts_buf_putc(b, *p);
+		}
+	}
+	return rc ? rc : ts_buf_printf(b, "\n\n");
+}
+
+/* [mm:ss.xx] in centiseconds; minutes do not wrap into hours. */
+static int put_lrc_time(ts_buf *b, uint64_t cs)
+{
+	return ts_buf_printf(b, "[%02llu:%02llu.%02llu]", (unsigned long long)(cs / 6000),
+	                     (unsigned long long)(cs / 100 % 60), (unsigned long long)(cs % 100));
+}
+
+/* LRC has no end times: an empty line at the end of a cue clears the
+ * text while nothing is said. */
+static int lrc_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
+{
+	(void)end;
+	int rc = 0;
+	if (cf->count > 0 && cf->prev_end < start) {
+		rc = put_lrc_time(b, cf->prev_end);
+		rc = rc ? rc : ts_buf_putc(b, '\n');
+	}
+	rc = rc ? rc : put_lrc_time(b, start);
+	return rc ? rc : ts_buf_printf(b, "%s\n", text);
+}
+
+static int lrc_footer(ts_buf *b, const cue_file *cf)
+{
+	if (cf->count == 0)
+		return 0;
+	int rc = put_lrc_time(b, cf->prev_end);
+	return rc ? rc : ts_buf_putc(b, '\n');
+}
+
+static int json_header(ts_buf *b)
+{
+	return ts_buf_putc(b, '[');
+}
+
+static int json_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
+{
+	int rc = ts_buf_printf(
+	    b,
+	    "%s\n  {\"start\": %llu.%06llu, \"end\": %llu.%06llu, \"text\": ", cf->count ? "," : "",
+	    (unsigned long long)(start / 1000000), (unsigned long long)(start % 1000000),
+	    (unsigned long long)(end / 1000000), (unsigned long long)(end % 1000000));
+	rc = rc ? rc : ts_json_string(b, text);
+	if (cf->para)
+		rc = rc ? rc : ts_buf_printf(b, ", \"paragraph\": true");
+	return rc ? rc : ts_buf_putc(b, '}');
+}
+
+static int json_footer(ts_buf *b, const cue_file *cf)
+{
+	return ts_buf_printf(b, "%s]\n", cf->count ? "\n" : "");
+}
+
+/* In the order of the TS_CUES_* bits. */
+static const cue_format formats[TS_CUES_NFORMATS] = {
+    {"srt", 1000, no_header, srt_cue, no_footer},
+    {"vtt", 1000, vtt_header, vtt_cue, no_footer},
+    {"lrc", 100, no_header, lrc_cue, lrc_footer},
+    {"json", 1000000, json_header, json_cue, json_footer},
+};
+
+const char *ts_cues_name(int i)
+{
+	return i >= 0 && i < TS_CUES_NFORMATS ? formats[i].name : NULL;
+}
+
+const char *ts_cues_names(void)
+{
+	return "srt, vtt, lrc, json";
+}
+
+int ts_cues_parse(const char *list, unsigned *mask)
+{
+	unsigned m = 0;
+	if (strcasecmp(list, "none") == 0) {
+		*mask = 0;
+		return 0;
+	}
+	const char *p = list;
+	for (;;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *e = p + n;
+		while (a < e && *a == ' ')
+			a++;
+		while (e > a && e[-1] == ' ')
+			e--;
+		int found = -1;
+		for (int i = 0; i < TS_CUES_NFORMATS && found < 0; i++)
+			if ((size_t)(e - a) == strlen(formats[i].name) &&
+			    strncasecmp(a, formats[i].name, (size_t)(e - a)) == 0)
+				found = i;
+		if (found < 0)
+			return TS_EINVAL;
+		m |= 1u << found;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	*mask = m;
+	return 0;
+}
+
+char *ts_cues_path(const char *audio_path, int i)
+{
+	const char *slash = strrchr(audio_path, '/');
+	const char *base = slash ? slash + 1 : audio_path;
+	const char *dot = strrchr(base, '.');
+	size_t keep = dot && dot > base ? (size_t)(dot - audio_path) : strlen(audio_path);
+	ts_buf b = {0};
+	if (ts_buf_printf(&b, "%.*s.%s", (int)keep, audio_path, formats[i].name)) {
+		ts_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* ---- the files ----------------------------------------------------- */
+
+static int file_write(ts_cues *c, cue_file *cf, const ts_buf *b)
+{
+	if (b->len > 0 && fwrite(b->data, 1, b->len, cf->f) != b->len) {
+		snprintf(c->errmsg, sizeof c->errmsg, "%s: write failed: %s", cf->path,
+		         strerror(errno));
+		return TS_EIO;
+	}
+	return 0;
+}
+
+static void files_free(ts_cues *c)
+{
+	for (size_t i = 0; i < c->nfiles; i++) {
+		cue_file *cf = &c->files[i];
+		if (cf->f)
+			fclose(cf->f);
+		if (cf->tmp)
+			unlink(cf->tmp);
+		free(cf->path);
+		free(cf->tmp);
+	}
+	ts_buf_free(&c->line);
+	ts_buf_free(&c->out);
+	free(c);
+}
+
+ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid, int *err,
+                      char *errbuf, size_t errsz)
+{
+	ts_cues *c = calloc(1, sizeof *c);
+	int rc = 0;
+	if (!c) {
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		return NULL;
+	}
+	c->rate = rate > 0 ? rate : 1;
+	for (int i = 0; i < TS_CUES_NFORMATS && !rc; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		cue_file *cf = &c->files[c->nfiles++];
+		cf->fmt = &formats[i];
+		if (!(cf->path = ts_cues_path(audio_path, i)) ||
+		    !(cf->tmp = ts_temp_name(cf->path, owner_pid))) {
+			rc = TS_ENOMEM;
+			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+			break;
+		}
+		if (!(cf->f = fopen(cf->tmp, "wb"))) {
+			rc = TS_EIO;
+			snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot write: %s", cf->path,
+			         strerror(errno));
+			free(cf->tmp); /* nothing to remove */
+			cf->tmp = NULL;
+			break;
+		}
+		ts_buf_clear(&c->out);
+		if (cf->fmt->header(&c->out)) {
+			rc = TS_ENOMEM;
+			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+		} else {
+			rc = file_write(c, cf, &c->out);
+		}
+	}
+	if (rc) {
+		*err = rc;
+		snprintf(errbuf, errsz, "%s", c->errmsg);
+		files_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* text as one line: controls and line or paragraph separators become
+ * spaces, and the spaces at the edges go. */
+static int one_line(ts_buf *out, const char *text, size_t len)
+{
+	ts_buf_clear(out);
+	const unsigned char *u = (const unsigned char *)text;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		int k = ts_utf8_decode(u + i, len - i, &cp);
+		if (k <= 0) {
+			i++; /* not UTF-8: dropped, the files stay valid */
+			continue;
+		}
+		int blank = cp < 0x20 || cp == 0x7F || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
+		if (blank ? ts_buf_putc(out, ' ') : ts_buf_append(out, text + i, (size_t)k))
+			return TS_ENOMEM;
+		i += (size_t)k;
+	}
+	size_t a = 0, b = out->len;
+	while (a < b && out->data[a] == ' ')
+		a++;
+	while (b > a && out->data[b - 1] == ' ')
+		b--;
+	if (out->len > 0) {
+		memmove(out->data, out->data + a, b - a);
+		out->len = b - a;
+		out->data[out->len] = '\0';
+	}
+	return 0;
+}
+
+int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size_t len)
+{
+	int rc = one_line(&c->line, text, len);
+	if (rc) {
+		snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+		return rc;
+	}
+	if (c->line.len == 0)
+		return 0;
+	if (end < start)
+		end = start;
+	int para = c->para_next;
+	c->para_next = 0;
+	uint64_t rate = (uint64_t)c->rate;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		cue_file *cf = &c->files[i];
+		uint64_t u = cf->fmt->per_second;
+		uint64_t s = start * u / rate, e = (end * u + rate - 1) / rate;
+		if (s < cf->prev_end)
+			s = cf->prev_end;
+		if (e < s)
+			e = s;
+		ts_buf_clear(&c->out);
+		cf->para = para;
+		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data)) {
+			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+			return TS_ENOMEM;
+		}
+		if ((rc = file_write(c, cf, &c->out)))
+			return rc;
+		cf->prev_end = e;
+		cf->count++;
+	}
+	return 0;
+}
+
+void ts_cues_paragraph(ts_cues *c)
+{
+	c->para_next = 1;
+}
+
+int ts_cues_end(ts_cues *c)
+{
+	if (c->ended)
+		return 0;
+	int rc = 0;
+	for (size_t i = 0; i < c->nfiles; i++) {
+		cue_file *cf = &c->files[i];
+		ts_buf_clear(&c->out);
+		if (!rc && cf->fmt->footer(&c->out, cf)) {
+			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+			rc = TS_ENOMEM;
+		}
+		if (!rc)
+			rc = file_write(c, cf, &c->out);
+		if (fclose(cf->f) != 0 && !rc) {
+			snprintf(c->errmsg, sizeof c->errmsg, "%s: write failed: %s", cf->path,
+			         strerror(errno));
+			rc = TS_EIO;
+		}
+		cf->f = NULL;
+	}
+	c->ended = 1;
+	return rc;
+}
+
+int ts_cues_commit(ts_cues *c, char *errbuf, size_t errsz)
+{
+	int rc = ts_cues_end(c);
+	size_t done = 0;
+	for (; !rc && done < c->nfiles; done++) {
+		cue_file *cf = &c->files[done];
+		if (rename(cf->tmp, cf->path) != 0) {
+			snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot rename into place: %s",
+			         cf->path, strerror(errno));
+			rc = TS_EIO;
+			break;
+		}
+		free(cf->tmp);
+		cf->tmp = NULL;
+	}
+	if (rc) {
+		/* All of a chapter's timing files or none. */
+		for (size_t i = 0; i < done; i++)
+			unlink(c->files[i].path);
+		snprintf(errbuf, errsz, "%s", c->errmsg);
+	}
+	files_free(c);
+	return rc;
+}
+
+void ts_cues_abort(ts_cues *c)
+{
+	if (c)
+		files_free(c);
+}
+
+const char *ts_cues_errmsg(const ts_cues *c)
+{
+	return c->errmsg;
+}

@@ -1,0 +1,424 @@
+/* write.c - audio writers and atomic files (see write.h).
+ *
+ * All formats go through libsndfile; its errors are translated here
+ * with sf_strerror()'s text. */
+#include "audio/write.h"
+
+#include "audio/fixup.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ts_writer {
+	const ts_format *fmt;
+	char *path; /* final name */
+	char *tmp;  /* name while writing */
+	SNDFILE *sf;
+	int sf_format;
+	uint64_t expect_frames; /* how long the caller expects the file to be */
+	uint64_t frames;        /* written so far */
+	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
+	char errmsg[512];
+};
+
+/* The tags of m, set on w->sf.  libsndfile writes FLAC, Ogg and MP3 tags
+ * with the header, so this comes before the first sample. */
+static int set_tags(ts_writer *w, const ts_audio_meta *m)
+{
+	if (!m)
+		return 0;
+	char track[32] = "";
+	if (m->track > 0 && w->fmt->track_total && m->tracks > 0)
+		snprintf(track, sizeof track, "%d/%d", m->track, m->tracks);
+	else if (m->track > 0)
+		snprintf(track, sizeof track, "%d", m->track);
+	const struct {
+		int type;
+		const char *text;
+	} tags[] = {
+	    {SF_STR_TITLE, m->title},
+	    {SF_STR_ARTIST, m->artist},
+	    {SF_STR_ALBUM, m->album},
+	    {SF_STR_TRACKNUMBER, track},
+	};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++) {
+		if (!tags[i].text || !tags[i].text[0])
+			continue;
+		int e = sf_set_string(w->sf, tags[i].type, tags[i].text);
+		if (e) {
+			snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write the tags: %s",
+			         w->path, sf_error_number(e));
+			return TS_EAUDIO;
+		}
+	}
+	return 0;
+}
+
+/* Open the temporary file as w->sf_format, set libsndfile's compression
+ * level (0 best quality or fastest .. 1 smallest; negative: the library's
+ * default) and the tags, all before the first sample. */
+static int sf_open_fmt(ts_writer *w, const ts_writer_opts *o, double level)
+{
+	SF_INFO info = {.samplerate = o->rate, .channels = 1, .format = w->sf_format};
+	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
+	if (!w->sf) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path,
+		         sf_strerror(NULL));
+		return TS_EAUDIO;
+	}
+	if (level >= 0 && !sf_command(w->sf, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level)) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot set the quality: %s", w->path,
+		         sf_strerror(w->sf));
+		return TS_EAUDIO;
+	}
+	return set_tags(w, o->meta);
+}
+
+/* A plain WAV header cannot count past 4 GiB (about 27 hours at 22,050
+ * Hz): a longer chapter would get a header that lies about its length.
+ * A chapter that may come near that is written as RF64, which libsndfile
+ * turns back into a WAV (WAVE_FORMAT_EXTENSIBLE) on closing if the data
+ * fits; every other chapter is a plain PCM WAV, which every player reads.
+ * Should a plain WAV still grow too long, writing fails with a clear
+ * message rather than leaving a broken file.  No quality setting. */
+#define WAV_LIMIT_BYTES (0xFFFFFFFFu - 4096u)
+#define RF64_FROM_BYTES (3ull << 30)
+
+static int wav_open(ts_writer *w, const ts_writer_opts *o)
+{
+	int rf64 = w->expect_frames * 2 > RF64_FROM_BYTES;
+	w->sf_format = (rf64 ? SF_FORMAT_RF64 : SF_FORMAT_WAV) | SF_FORMAT_PCM_16;
+	w->limit_bytes = rf64 ? 0 : WAV_LIMIT_BYTES;
+	int rc = sf_open_fmt(w, o, -1);
+	if (!rc && rf64)
+		sf_command(w->sf, SFC_RF64_AUTO_DOWNGRADE, NULL, SF_TRUE);
+	return rc;
+}
+
+static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
+{
+	if (w->limit_bytes && (w->frames + n) * 2 > w->limit_bytes) {
+		snprintf(
+		    w->errmsg, sizeof w->errmsg,
+		    "%s: more audio than a WAV file can hold (4 GB, about 27 hours); split the "
+		    "chapter",
+		    w->path);
+		return TS_EAUDIO;
+	}
+	w->frames += n;
+	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
+	if (done != (sf_count_t)n) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path,
+		         sf_strerror(w->sf));
+		return TS_EAUDIO;
+	}
+	return 0;
+}
+
+static int sf_close_fmt(ts_writer *w)
+{
+	int rc = sf_close(w->sf);
+	w->sf = NULL;
+	if (rc) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot finish: %s", w->path,
+		         sf_error_number(rc));
+		return TS_EAUDIO;
+	}
+	return 0;
+}
+
+static int quality_or(const ts_writer_opts *o, int dflt)
+{
+	return o->quality == TS_QUALITY_DEFAULT ? dflt : o->quality;
+}
+
+/* FLAC: lossless, about 55% of the size of WAV; no 4 GB limit.  Quality
+ * 0-10 is the compression level 0-8.  Level 0 by default: on a
+ * 20,000-character chapter it encodes about 70 M samples a second, level
+ * 5 (libFLAC's default) 43 M and level 8 25 M, for files 6% and 10%
+ * smaller; eSpeak makes about 18 M a second, so every level above 0
+ * costs a noticeable share of a build. */
+static int flac_open(ts_writer *w, const ts_writer_opts *o)
+{
+	int level = (quality_or(o, 0) * 8 + 5) / 10;
+	w->sf_format = SF_FORMAT_FLAC | SF_FORMAT_PCM_16;
+	return sf_open_fmt(w, o, level / 8.0);
+}
+
+/* The lossy formats take quality 0-10 like oggenc's -q, default 4: about
+ * 50 kbit/s for a 22,050 Hz voice in Vorbis and MP3, 24 kbit/s in Opus. */
+enum { LOSSY_QUALITY = 4 };
+
+/* Ogg Vorbis: libsndfile's level is 1 - the Vorbis quality (0-1). */
+static int vorbis_open(ts_writer *w, const ts_writer_opts *o)
+{
+	w->sf_format = SF_FORMAT_OGG | SF_FORMAT_VORBIS;
+	return sf_open_fmt(w, o, 1.0 - quality_or(o, LOSSY_QUALITY) / 10.0);
+}
+
+/* Ogg Opus: the quality picks a bit rate; libsndfile's level L gives
+ * 6 + 250 * (1 - L) kbit/s (it truncates: hence the half bit). */
+static int opus_open(ts_writer *w, const ts_writer_opts *o)
+{
+	static const int kbps[TS_QUALITY_MAX + 1] = {6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192};
+	double bps = kbps[quality_or(o, LOSSY_QUALITY)] * 1000.0;
+	w->sf_format = SF_FORMAT_OGG | SF_FORMAT_OPUS;
+	return sf_open_fmt(w, o, 1.0 - (bps - 6000.0 + 0.5) / 250000.0);
+}
+
+/* MP3 through libsndfile's LAME encoder: what every player takes.  VBR,
+ * quality Q is LAME's -V (10 - Q; LAME stops short of 10).  The bit-rate
+ * mode is set after the level because libsndfile re-applies the level
+ * when the mode changes. */
+static int mp3_open(ts_writer *w, const ts_writer_opts *o)
+{
+	double level = 1.0 - quality_or(o, LOSSY_QUALITY) / 10.0;
+	w->sf_format = SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
+	int rc = sf_open_fmt(w, o, level < 0.9999 ? level : 0.9999);
+	int mode = SF_BITRATE_MODE_VARIABLE;
+	if (!rc && !sf_command(w->sf, SFC_SET_BITRATE_MODE, &mode, sizeof mode)) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot set the bit-rate mode: %s",
+		         w->path, sf_strerror(w->sf));
+		rc = TS_EAUDIO;
+	}
+	return rc;
+}
+
+/* The Ogg serial number of a chapter file: from its name (not its folder),
+ * so that it is the same on every run, and differs from chapter to
+ * chapter, as streams chained into one file must (FNV-1a). */
+static uint32_t ogg_serial(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)(base ? base + 1 : path); *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+static int ogg_close(ts_writer *w)
+{
+	int rc = sf_close_fmt(w);
+	if (!rc)
+		rc = ts_ogg_set_serial(w->tmp, ogg_serial(w->path), w->errmsg, sizeof w->errmsg);
+	return rc;
+}
+
+static int mp3_close(ts_writer *w)
+{
+	int rc = sf_close_fmt(w);
+	if (!rc)
+		rc = ts_id3_utf8(w->tmp, w->errmsg, sizeof w->errmsg);
+	return rc;
+}
+
+static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000, 0};
+
+/* Every format here writes the same bytes for the same audio and
+ * settings, whichever process writes it and when. */
+static const ts_format formats[] = {
+    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
+    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
+    {"ogg", "ogg", vorbis_open, sf_write_fmt, ogg_close, NULL, 0, 0},
+    {"opus", "opus", opus_open, sf_write_fmt, ogg_close, opus_rates, 48000, 0},
+    {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, NULL, 0, 1},
+};
+
+const ts_format *ts_format_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+		if (strcmp(formats[i].name, name) == 0)
+			return &formats[i];
+	return NULL;
+}
+
+const char *ts_format_names(void)
+{
+	return "wav, flac, ogg, opus, mp3";
+}
+
+int ts_format_pick_rate(const ts_format *f, int rate)
+{
+	if (!f->rates)
+		return rate;
+	for (const int *r = f->rates; *r; r++)
+		if (*r == rate)
+			return rate;
+	return f->default_rate;
+}
+
+/* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
+static char *temp_name(const char *path, long pid)
+{
+	ts_buf b = {0};
+	const char *slash = strrchr(path, '/');
+	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path,
+	                               slash + 1, pid)
+	               : ts_buf_printf(&b, ".%s.part-%ld", path, pid);
+	if (rc) {
+		ts_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* "8000, 12000 or 48000" into b. */
+static int rate_list(ts_buf *b, const int *rates)
+{
+	int rc = 0;
+	for (const int *r = rates; *r && !rc; r++)
+		rc = ts_buf_printf(b, "%s%d", r == rates ? "" : r[1] ? ", " : " or ", *r);
+	return rc;
+}
+
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
+                          char *errbuf, size_t errsz)
+{
+	if (ts_format_pick_rate(fmt, o->rate) != o->rate) {
+		ts_buf rates = {0};
+		*err = rate_list(&rates, fmt->rates) ? TS_ENOMEM : TS_EINVAL;
+		snprintf(errbuf, errsz, "%s: %s cannot hold audio at %d Hz (only %s Hz)", path,
+		         fmt->name, o->rate, rates.data ? rates.data : "other rates");
+		ts_buf_free(&rates);
+		return NULL;
+	}
+	if (o->quality != TS_QUALITY_DEFAULT &&
+	    (o->quality < TS_QUALITY_MIN || o->quality > TS_QUALITY_MAX)) {
+		*err = TS_EINVAL;
+		snprintf(errbuf, errsz, "%s: quality %d is not between %d and %d", path, o->quality,
+		         TS_QUALITY_MIN, TS_QUALITY_MAX);
+		return NULL;
+	}
+	ts_writer *w = calloc(1, sizeof *w);
+	if (!w || !(w->path = ts_strdup(path)) || !(w->tmp = temp_name(path, o->owner_pid))) {
+		if (w) {
+			free(w->path);
+			free(w);
+		}
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		return NULL;
+	}
+	w->fmt = fmt;
+	w->expect_frames = o->expect_frames;
+	int rc = fmt->open(w, o);
+	if (rc) {
+		*err = rc;
+		snprintf(errbuf, errsz, "%s", w->errmsg);
+		if (w->sf)
+			sf_close(w->sf);
+		unlink(w->tmp);
+		free(w->path);
+		free(w->tmp);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int ts_writer_write(ts_writer *w, const int16_t *s, size_t n)
+{
+	return n ? w->fmt->write(w, s, n) : 0;
+}
+
+const char *ts_writer_errmsg(const ts_writer *w)
+{
+	return w->errmsg;
+}
+
+static void writer_free(ts_writer *w)
+{
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+int ts_writer_commit(ts_writer *w, char *errbuf, size_t errsz)
+{
+	int rc = w->fmt->close(w);
+	if (!rc && rename(w->tmp, w->path) != 0) {
+		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot rename into place: %s", w->path,
+		         strerror(errno));
+		rc = TS_EIO;
+	}
+	if (rc) {
+		snprintf(errbuf, errsz, "%s", w->errmsg);
+		unlink(w->tmp);
+	}
+	writer_free(w);
+	return rc;
+}
+
+void ts_writer_abort(ts_writer *w)
+{
+	if (!w)
+		return;
+	if (w->sf)
+		sf_close(w->sf);
+	unlink(w->tmp);
+	writer_free(w);
+}
+
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
+                       size_t errsz)
+{
+	char *tmp = temp_name(path, owner_pid);
+	if (!tmp) {
+		snprintf(errbuf, errsz, "out of memory");
+		return TS_ENOMEM;
+	}
+	int rc = 0;
+	FILE *f = fopen(tmp, "wb");
+	if (!f) {
+		snprintf(errbuf, errsz, "%s: cannot write: %s", path, strerror(errno));
+		free(tmp);
+		return TS_EIO;
+	}
+	if (fwrite(data, 1, len, f) != len)
+		rc = TS_EIO;
+	if (fclose(f) != 0)
+		rc = TS_EIO;
+	if (rc)
+		snprintf(errbuf, errsz, "%s: write failed: %s", path, strerror(errno));
+	else if (rename(tmp, path) != 0) {
+		snprintf(errbuf, errsz, "%s: cannot rename into place: %s", path, strerror(errno));
+		rc = TS_EIO;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+void ts_writer_sweep(const char *dir, long pid)
+{
+	char suffix[32];
+	snprintf(suffix, sizeof suffix, ".part-%ld", pid);
+	size_t sl = strlen(suffix);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	ts_buf p = {0};
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' || l <= sl || strcmp(e->d_name + l - sl, suffix) != 0)
+			continue;
+		ts_buf_clear(&p);
+		if (ts_buf_printf(&p, "%s/%s", dir, e->d_name) == 0)
+			unlink(p.data);
+	}
+	ts_buf_free(&p);
+	closedir(d);
+}
+
+char *ts_temp_name(const char *path, long owner_pid)
+{
+	return temp_name(path, owner_pid);
+}

@@ -1,0 +1,70 @@
+/* util.h - small helpers shared by the tingshu stages: a growable
+ * byte buffer, UTF-8 decoding and character classes.
+ *
+ * Everything the library exports starts with ts_; file-local helpers are
+ * static.  Functions that can fail return 0 or a negative TS_E* code;
+ * ts_strerror() turns a code into a message. */
+#ifndef TS_UTIL_H
+#define TS_UTIL_H
+
+#include "base/error.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Growable byte buffer.  Memory is owned by the buffer; ts_buf_free()
+ * releases it.  data is always NUL-terminated when len > 0 or cap > 0.
+ * The error is sticky (as SQLite's sqlite3_str): once an append fails,
+ * later appends do nothing and return the same code, so a writer can
+ * append many pieces and check ts_buf_error() once at the end. */
+typedef struct ts_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+	int err; /* 0, or the code of the first append that failed */
+} ts_buf;
+
+/* The first error of an append since the buffer was made or cleared. */
+int ts_buf_error(const ts_buf *b);
+
+int ts_buf_reserve(ts_buf *b, size_t extra);
+int ts_buf_append(ts_buf *b, const void *p, size_t n);
+int ts_buf_putc(ts_buf *b, char c);
+int ts_buf_printf(ts_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append s as a JSON string literal (quoted, escaped) to b. */
+int ts_json_string(ts_buf *b, const char *s);
+void ts_buf_clear(ts_buf *b);
+void ts_buf_free(ts_buf *b);
+
+/* Decode one UTF-8 code point from s[0..n).  Returns its length in bytes
+ * (1-4) and stores the code point in *cp, or returns 0 for an invalid or
+ * truncated sequence (overlongs, surrogates and values past U+10FFFF are
+ * invalid).  n must be > 0. */
+int ts_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+/* Encode cp as UTF-8 into out (at least 4 bytes); returns the length. */
+int ts_utf8_encode(uint32_t cp, char *out);
+
+/* Offset of the first invalid byte in s[0..n), or n when all of it is
+ * valid UTF-8.  A sequence cut off by the end of the buffer counts as
+ * invalid only when final is non-zero. */
+size_t ts_utf8_check(const char *s, size_t n, int final);
+
+/* Number of code points in valid UTF-8 text. */
+size_t ts_utf8_count(const char *s, size_t n);
+
+/* Character classes used by segmentation and chapter detection. */
+int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
+int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */
+int ts_is_cjk_punct(uint32_t cp);
+
+/* strdup / strndup that report failure instead of aborting; the caller
+ * frees the result. */
+char *ts_strdup(const char *s);
+char *ts_strndup(const char *s, size_t n);
+
+/* Seconds on the monotonic clock, from an arbitrary start: for measuring
+ * how long something took. */
+double ts_seconds(void);
+
+#endif

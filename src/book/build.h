@@ -1,0 +1,130 @@
+/* build.h - turn chapters into audio files: the per-chapter pipeline and
+ * the pool of worker processes that runs it.
+ *
+ * eSpeak NG keeps process-wide state, so each worker is a process with
+ * its own eSpeak.  The parent hands out chapters, longest first, over
+ * pipes and collects results; a chapter's audio depends only on its text
+ * and the settings, so the output is byte-identical for any number of
+ * workers. */
+#ifndef TS_BUILD_H
+#define TS_BUILD_H
+
+#include "book/input.h"
+#include "zh/lang.h"
+#include "audio/master.h"
+#include "text/segment.h"
+#include "speech/synth.h"
+#include "speech/voice.h"
+#include "audio/write.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ts_chapter_result {
+	int status; /* 0 or a negative code */
+	char errmsg[400];
+	uint64_t samples;         /* audio length */
+	size_t sentences;         /* sentences of the body (each has a timing cue) */
+	size_t chars;             /* non-space characters spoken */
+	char warning[400];        /* e.g. characters the voice cannot read; "" if none */
+	ts_master_report audio;   /* level, peak and rate of the file written */
+	double speak_s, finish_s; /* wall time speaking, and putting the file together */
+} ts_chapter_result;
+
+/* Called now and then while a chapter is made: chars_done characters
+ * spoken, samples of audio made, and then, while the master stage puts
+ * the file together, finishing rising from 0 to 1 (0 until then), and
+ * from k to k + 1 while it makes it again the k-th time to correct the
+ * level. */
+typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
+                                       double finishing);
+
+/* Speak chapter ch with syn, voice v and language data lang into the
+ * audio file path, written with the quality, tags and owner of wo (its
+ * rate and expected length are the chapter's own) through the master
+ * stage mo (loudness, peak, sample rate), with the timing files of the
+ * TS_CUES_* formats in timing (0: none) beside it: a cue for the title,
+ * when it is spoken, then one for each sentence heard, spanning its speech
+ * (see cues.h).  The timing files are put in place only with the audio.
+ * Fills res and returns res->status.  progress may be NULL. */
+int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
+                     const ts_format *fmt, const ts_master_opts *mo, const char *path,
+                     unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
+                     ts_chapter_progress_fn progress, void *ud);
+
+/* What ts_spoken_text() writes. */
+typedef enum ts_text_mode {
+	TS_TEXT_LINES,   /* each line cleaned and normalized */
+	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
+	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
+	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
+} ts_text_mode;
+
+/* How ts_spoken_text() reads and what it writes. */
+typedef struct ts_text_opts {
+	const char *encoding; /* an iconv name, or NULL to detect it */
+	ts_text_mode mode;
+	int g2p_stages; /* TS_G2P_* (pinyin), or -1 for all */
+} ts_text_opts;
+
+/* Text of a file as it will be spoken: each line cleaned and normalized
+ * (one output line per input line), or one chunk per line as it goes to
+ * eSpeak, or the pinyin of each line (one output line per input line:
+ * one token per Han character, separated by single spaces; the pinyin
+ * needs a lang with a lexicon).  The file is checked and decoded like a
+ * book input first.  out receives the text; returns 0 or a negative code
+ * with the message in errbuf.  A warning (characters the voice cannot
+ * read) is written to warnbuf, "" if none. */
+typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
+int ts_spoken_text(const char *path, const ts_text_opts *opts, const ts_lang *lang, ts_write_fn out,
+                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz);
+
+/* What the pool tells its caller. */
+typedef enum ts_event_kind {
+	TS_EV_READY,    /* a worker started eSpeak; samples holds its sample rate */
+	TS_EV_STARTED,  /* a worker began chapter `chapter` */
+	TS_EV_PROGRESS, /* chars_done / samples / finishing of a chapter being made */
+	TS_EV_DONE,     /* chapter finished (see results[chapter]) */
+} ts_event_kind;
+
+typedef struct ts_event {
+	ts_event_kind kind;
+	size_t chapter;
+	size_t chars_done;
+	uint64_t samples;
+	double finishing; /* how far the file is put together (see above) */
+} ts_event;
+
+typedef void (*ts_event_fn)(void *ud, const ts_event *ev);
+
+typedef struct ts_build_job {
+	const ts_book *book;
+	const ts_voice *voice;
+	const ts_lang *lang; /* language data (may be NULL) */
+	double rate_factor;
+	const ts_format *format;
+	ts_master_opts master;         /* loudness, peak, sample rate */
+	int quality;                   /* TS_QUALITY_* */
+	const char *author;            /* the artist tag, or NULL */
+	char *const *paths;            /* audio file path of each chapter */
+	unsigned timing;               /* TS_CUES_* formats of timing files beside it */
+	int workers;                   /* >= 1 */
+	long owner_pid;                /* tags temporary files */
+	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
+} ts_build_job;
+
+typedef struct ts_build_stats {
+	long worker_maxrss_kb; /* largest peak resident size of a worker */
+	int sample_rate;
+	int wpm;
+} ts_build_stats;
+
+/* Build every chapter of job->book; results has one entry per chapter.
+ * Returns 0 when the pool ran (chapters may still have failed: see
+ * results), or a negative code when it could not start (errbuf says
+ * why) or was cancelled (TS_ECHILD). */
+int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
+                 ts_event_fn fn, void *ud, char *errbuf, size_t errsz);
+
+#endif

@@ -1,0 +1,1251 @@
+/* input.c - book discovery, decoding to UTF-8, chapter splitting and
+ * the chapter reader.
+ *
+ * Files are scanned once, in 64 KB blocks, so memory does not depend on
+ * file or line length: for each line we keep only its offsets, whether it
+ * is blank, and its first bytes for heading detection.  A file that turns
+ * out not to be UTF-8 is decoded into a temporary UTF-8 file (also in
+ * blocks) and that is scanned instead; see scan_file() for the policy. */
+#include "book/input.h"
+
+#include "text/encoding.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SCAN_BLOCK 65536
+#define HEAD_BYTES 256 /* a heading is shorter than this */
+#define PIECE_MAX  16384
+#define SAMPLE_MAX (256 * 1024) /* what encoding detection reads of a file */
+
+struct ts_book {
+	ts_chapter *ch;
+	size_t n, cap;
+	char *title;
+	char errmsg[1024];
+	ts_diag_fn diag;
+	void *ud;
+	char **temps; /* temporary files made for stdin and decoded text */
+	size_t ntemps;
+	pid_t owner;
+	char *encoding;  /* given with ts_book_set_encoding(), or NULL to detect */
+	char *text_path; /* UTF-8 text of the last file scanned */
+};
+
+static void diag(ts_book *b, ts_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void diag(ts_book *b, ts_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (level)
+		snprintf(b->errmsg, sizeof b->errmsg, "%s", msg);
+	if (b->diag)
+		b->diag(b->ud, level, msg);
+}
+
+/* Open an input file for reading; on failure report it (naming display)
+ * and set *rc to TS_ENOENT or TS_EIO. */
+static FILE *open_input(ts_book *b, const char *path, const char *display, int *rc)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		*rc = e == ENOENT ? TS_ENOENT : TS_EIO;
+		diag(b, TS_ERROR, "%s: cannot open: %s", display, strerror(e));
+	}
+	return f;
+}
+
+ts_book *ts_book_new(ts_diag_fn fn, void *ud)
+{
+	ts_book *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->diag = fn;
+	b->ud = ud;
+	b->owner = getpid();
+	return b;
+}
+
+static void chapter_clear(ts_chapter *c)
+{
+	free(c->source);
+	free(c->display);
+	free(c->title);
+}
+
+void ts_book_free(ts_book *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		chapter_clear(&b->ch[i]);
+	free(b->ch);
+	for (size_t i = 0; i < b->ntemps; i++) {
+		if (getpid() == b->owner)
+			unlink(b->temps[i]);
+		free(b->temps[i]);
+	}
+	free(b->temps);
+	free(b->title);
+	free(b->encoding);
+	free(b->text_path);
+	free(b);
+}
+
+int ts_book_set_encoding(ts_book *b, const char *name)
+{
+	char *copy = NULL;
+	if (name && !ts_encoding_known(name))
+		return TS_EINVAL;
+	if (name && !(copy = ts_strdup(name)))
+		return TS_ENOMEM;
+	free(b->encoding);
+	b->encoding = copy;
+	return 0;
+}
+
+const char *ts_book_errmsg(const ts_book *b)
+{
+	return b->errmsg;
+}
+const char *ts_book_text_path(const ts_book *b)
+{
+	return b->text_path;
+}
+const char *ts_book_title(const ts_book *b)
+{
+	return b->title ? b->title : "";
+}
+size_t ts_book_count(const ts_book *b)
+{
+	return b->n;
+}
+const ts_chapter *ts_book_chapter(const ts_book *b, size_t i)
+{
+	return i < b->n ? &b->ch[i] : NULL;
+}
+
+/* ---- headings ------------------------------------------------------ */
+
+static int in_list(uint32_t c, const uint32_t *list)
+{
+	for (; *list; list++)
+		if (*list == c)
+			return 1;
+	return 0;
+}
+
+/* Chinese numerals of every style: plain, formal (大写), 廿 卅 卌, 〇. */
+static const uint32_t numerals[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D,
+                                    0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343, 0x4E07, 0x842C,
+                                    0x4E24, 0x5169, 0x58F9, 0x8D30, 0x8CB3, 0x53C1, 0x53C3, 0x8086,
+                                    0x4F0D, 0x9646, 0x9678, 0x67D2, 0x634C, 0x7396, 0x62FE, 0x4F70,
+                                    0x4EDF, 0x5EFF, 0x5345, 0x534C, 0};
+/* 章 回 节 節 卷 集 部 篇 */
+static const uint32_t units[] = {0x7AE0, 0x56DE, 0x8282, 0x7BC0, 0x5377, 0x96C6, 0x90E8, 0x7BC7, 0};
+/* What may stand between a heading's number and its title. */
+static const uint32_t separators[] = {' ',    '\t',   ':',    '.',    ',',    '-',    '_',
+                                      0x3000, 0xFF1A, 0x3001, 0xFF0E, 0xFF0C, 0x2014, 0x00B7,
+                                      0x30FB, 0xFF0D, 0x2013, 0x2027, 0};
+/* Punctuation that marks prose, not a heading. */
+static const uint32_t prose_marks[] = {0x3002, 0xFF0C, 0xFF01, 0xFF1F, 0xFF1B, 0x201C, 0x201D, 0};
+
+static const char *const special_heads[] = {"楔子", "序章", "序言", "序幕", "引子", "引言",
+                                            "前言", "尾声", "尾聲", "后记", "後記", "终章",
+                                            "終章", "番外", "序",   NULL};
+
+static size_t trim_span(const char *s, size_t len, size_t *start)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t a = 0, b = len;
+	for (;;) {
+		uint32_t c;
+		int k;
+		if (a < b && (k = ts_utf8_decode(u + a, b - a, &c)) > 0 && ts_is_space(c))
+			a += (size_t)k;
+		else
+			break;
+	}
+	while (b > a) {
+		size_t p = b - 1;
+		while (p > a && (u[p] & 0xC0) == 0x80)
+			p--;
+		uint32_t c;
+		if (ts_utf8_decode(u + p, b - p, &c) > 0 && ts_is_space(c))
+			b = p;
+		else
+			break;
+	}
+	*start = a;
+	return b - a;
+}
+
+/* 0: not a heading; 1: a chapter heading; 2: a volume heading (卷 部 篇),
+ * which may stand directly before the first chapter of the volume. */
+/* Web-scraped books wrap headings in markup (<p>第一章&nbsp;风起</p>):
+ * drop tags and turn &nbsp; into a space before looking for a heading.
+ * The clean stage does this properly for the text that is spoken; here
+ * only the shape of a short line matters.  Returns the new length. */
+static size_t strip_markup(const char *in, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if (in[i] == '<' && i + 1 < n &&
+		    (in[i + 1] == '/' ||
+		     ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
+			const char *gt = memchr(in + i, '>', n - i);
+			if (gt) {
+				i = (size_t)(gt - in) + 1;
+				continue;
+			}
+		}
+		if (n - i >= 6 && strncasecmp(in + i, "&nbsp;", 6) == 0) {
+			out[o++] = ' ';
+			i += 6;
+			continue;
+		}
+		out[o++] = in[i++];
+	}
+	return o;
+}
+
+static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
+{
+	char line[HEAD_BYTES];
+	size_t a;
+	if (len >= HEAD_BYTES)
+		return 0;
+	len = strip_markup(raw, len, line);
+	len = trim_span(line, len, &a);
+	const unsigned char *s = (const unsigned char *)line + a;
+	if (len == 0 || len >= HEAD_BYTES)
+		return 0;
+	size_t i = 0;
+	uint32_t c;
+	int k;
+	/* "正文" often prefixes the first heading of web novels. */
+	if (len > 6 && memcmp(s, "正文", 6) == 0) {
+		i = 6;
+		while (i < len && (k = ts_utf8_decode(s + i, len - i, &c)) > 0 && ts_is_space(c))
+			i += (size_t)k;
+	}
+	size_t chars = ts_utf8_count((const char *)s, len);
+	int prose = 0;
+	for (size_t j = 0; j < len; j += (size_t)(k > 0 ? k : 1)) {
+		k = ts_utf8_decode(s + j, len - j, &c);
+		if (k > 0 && in_list(c, prose_marks))
+			prose = 1;
+	}
+	int ok = 0, volume = 0;
+	if (len - i > 3 && memcmp(s + i, "第", 3) == 0) {
+		size_t j = i + 3, digits = 0;
+		while (j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+		       ((c >= '0' && c <= '9') || (c >= 0xFF10 && c <= 0xFF19) ||
+		        in_list(c, numerals))) {
+			j += (size_t)k;
+			digits++;
+		}
+		if (digits > 0 && digits <= 12 && j < len &&
+		    (k = ts_utf8_decode(s + j, len - j, &c)) > 0 && in_list(c, units)) {
+			volume = c == 0x5377 || c == 0x90E8 || c == 0x7BC7; /* 卷 部 篇 */
+			j += (size_t)k;
+			if (j == len)
+				ok = 1;
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         in_list(c, separators))
+				ok = chars <= 60;
+			else
+				ok = chars <= 30 && !prose;
+		}
+	} else {
+		for (const char *const *h = special_heads; *h && !ok; h++) {
+			size_t hl = strlen(*h);
+			if (len - i < hl || memcmp(s + i, *h, hl) != 0)
+				continue;
+			size_t j = i + hl;
+			if (j == len)
+				ok = 1;
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         in_list(c, separators))
+				ok = chars <= 30 && !prose;
+			else if (strcmp(*h, "番外") == 0)
+				ok = chars <= 30 && !prose;
+		}
+	}
+	if (!ok)
+		return 0;
+	/* Copy, folding runs of spaces into one ASCII space. */
+	size_t o = 0;
+	int space = 0;
+	for (size_t j = 0; j < len;) {
+		k = ts_utf8_decode(s + j, len - j, &c);
+		if (k <= 0)
+			return 0;
+		if (ts_is_space(c)) {
+			space = 1;
+		} else {
+			if (space && o + 1 < outsz)
+				out[o++] = ' ';
+			space = 0;
+			if (o + (size_t)k < outsz) {
+				memcpy(out + o, s + j, (size_t)k);
+				o += (size_t)k;
+			}
+		}
+		j += (size_t)k;
+	}
+	if (outsz)
+		out[o < outsz ? o : outsz - 1] = '\0';
+	return volume ? 2 : 1;
+}
+
+int ts_heading(const char *line, size_t len, char *out, size_t outsz)
+{
+	return heading_kind(line, len, out, outsz) != 0;
+}
+
+/* ---- natural order ----------------------------------------------- */
+
+int ts_natural_cmp(const char *a, const char *b)
+{
+	const char *pa = a, *pb = b;
+	while (*pa && *pb) {
+		if (*pa >= '0' && *pa <= '9' && *pb >= '0' && *pb <= '9') {
+			while (*pa == '0')
+				pa++;
+			while (*pb == '0')
+				pb++;
+			size_t la = 0, lb = 0;
+			while (pa[la] >= '0' && pa[la] <= '9')
+				la++;
+			while (pb[lb] >= '0' && pb[lb] <= '9')
+				lb++;
+			if (la != lb)
+				return la < lb ? -1 : 1;
+			int c = strncmp(pa, pb, la);
+			if (c)
+				return c;
+			pa += la;
+			pb += lb;
+			continue;
+		}
+		if (*pa != *pb)
+			return (unsigned char)*pa < (unsigned char)*pb ? -1 : 1;
+		pa++, pb++;
+	}
+	if (*pa || *pb)
+		return *pa ? 1 : -1;
+	return strcmp(a, b);
+}
+
+/* ---- scanning ----------------------------------------------------- */
+
+/* One line as the scanner sees it. */
+typedef struct line_info {
+	long start, end; /* bytes; end excludes the line ending */
+	long next;       /* offset of the following line */
+	size_t chars;    /* non-space characters */
+	char head[HEAD_BYTES];
+	size_t head_len; /* bytes kept in head (the line may be longer) */
+	int complete;    /* head holds the whole line */
+} line_info;
+
+typedef struct scan {
+	ts_book *b;
+	const char *display;
+	int mode_book; /* split at headings */
+	char *stem;    /* file name without directory and .txt */
+	const char *source;
+	/* chapter being built */
+	int have;   /* a chapter is open */
+	int volume; /* the open chapter's heading is a volume's */
+	char title[HEAD_BYTES * 5];
+	int front;
+	long body_start;
+	long title_line; /* line of the heading, or of the first text line */
+	long body_end;
+	size_t body_chars;
+	char pending_title[HEAD_BYTES * 5]; /* heading with no body yet (a volume) */
+	char first_line[HEAD_BYTES];        /* first non-blank line of front matter */
+	int first_line_taken;
+	long first_line_next;
+	size_t first_line_chars;
+	int saw_heading;
+	size_t added;
+	int hold;    /* the scan may be undone: keep its warnings back */
+	ts_buf held; /* warnings kept back, NUL-separated */
+} scan;
+
+static void scan_warn(scan *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A scan that may find the file is not UTF-8 after all keeps its
+ * warnings back until it is over: if it is thrown away, they go with it. */
+static void scan_warn(scan *sc, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (sc->hold)
+		ts_buf_append(&sc->held, msg,
+		              strlen(msg) + 1); /* out of memory: the warning is lost */
+	else
+		diag(sc->b, TS_WARNING, "%s", msg);
+}
+
+static void scan_flush_warnings(scan *sc)
+{
+	for (size_t i = 0; i < sc->held.len; i += strlen(sc->held.data + i) + 1)
+		diag(sc->b, TS_WARNING, "%s", sc->held.data + i);
+	ts_buf_clear(&sc->held);
+}
+
+static int has_han(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		int k = ts_utf8_decode(u + i, n - i, &c);
+		if (k <= 0)
+			return 0;
+		if (ts_is_han(c))
+			return 1;
+		i += (size_t)k;
+	}
+	return 0;
+}
+
+static int push_chapter(scan *sc, const char *title, int front, long start, long end, long line,
+                        size_t chars)
+{
+	ts_book *b = sc->b;
+	if (chars == 0 && !front) {
+		scan_warn(sc, "%s:%ld: chapter \"%s\" has no text; skipped", sc->display, line,
+		          title);
+		return 0;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		ts_chapter *p = realloc(b->ch, cap * sizeof *p);
+		if (!p)
+			return TS_ENOMEM;
+		b->ch = p;
+		b->cap = cap;
+	}
+	ts_chapter *c = &b->ch[b->n];
+	memset(c, 0, sizeof *c);
+	c->source = ts_strdup(sc->source);
+	c->display = ts_strdup(sc->display);
+	c->title = ts_strdup(title);
+	if (!c->source || !c->display || !c->title) {
+		chapter_clear(c);
+		return TS_ENOMEM;
+	}
+	/* Titles go into file names, the manifest and the playlist: no
+	 * control characters (a file name may hold any). */
+	for (char *t = c->title; *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7F)
+			*t = ' ';
+	c->title_spoken = has_han(title);
+	c->front_matter = front;
+	c->start = start;
+	c->end = end;
+	c->line = line;
+	c->chars = chars;
+	b->n++;
+	sc->added++;
+	return 0;
+}
+
+static int close_chapter(scan *sc)
+{
+	if (!sc->have)
+		return 0;
+	sc->have = 0;
+	return push_chapter(sc, sc->title, sc->front, sc->body_start, sc->body_end, sc->title_line,
+	                    sc->body_chars);
+}
+
+static void strip_book_title(char *t)
+{
+	/* "书名：《三国演义》" -> "三国演义" */
+	static const char *const prefixes[] = {"书名：", "書名：", "书名:", "書名:", NULL};
+	for (const char *const *p = prefixes; *p; p++) {
+		size_t l = strlen(*p);
+		if (strncmp(t, *p, l) == 0)
+			memmove(t, t + l, strlen(t + l) + 1);
+	}
+	size_t n = strlen(t);
+	if (n >= 6 && strncmp(t, "《", 3) == 0 && strcmp(t + n - 3, "》") == 0) {
+		memmove(t, t + 3, n - 6);
+		t[n - 6] = '\0';
+	}
+}
+
+/* Front matter ends at the first heading: its first line, when short,
+ * is the book title and is spoken as the front matter's title. */
+static int close_front(scan *sc)
+{
+	if (sc->first_line_taken) {
+		strip_book_title(sc->first_line);
+		snprintf(sc->title, sizeof sc->title, "%s", sc->first_line);
+		sc->body_start = sc->first_line_next;
+		sc->body_chars -= sc->first_line_chars;
+		if (sc->body_end < sc->body_start)
+			sc->body_end = sc->body_start;
+	}
+	return close_chapter(sc);
+}
+
+static void open_chapter(scan *sc, const char *title, const line_info *li, long lineno)
+{
+	snprintf(sc->title, sizeof sc->title, "%s", title);
+	sc->saw_heading = 1;
+	sc->have = 1;
+	sc->front = 0;
+	sc->body_start = sc->body_end = li->next;
+	sc->title_line = lineno;
+	sc->body_chars = 0;
+}
+
+static int on_line(scan *sc, const line_info *li, long lineno)
+{
+	char head[HEAD_BYTES * 2];
+	int rc, kind;
+	if (!sc->mode_book) {
+		/* In a chapter file only a first-line heading counts: it names
+		 * the chapter. */
+		if (!sc->have && li->chars > 0 && li->complete &&
+		    ts_heading(li->head, li->head_len, head, sizeof head)) {
+			open_chapter(sc, head, li, lineno);
+			return 0;
+		}
+	} else if (li->complete &&
+	           (kind = heading_kind(li->head, li->head_len, head, sizeof head))) {
+		if (sc->have && sc->front) {
+			if ((rc = close_front(sc)))
+				return rc;
+		} else if (sc->have && sc->body_chars == 0 && sc->volume) {
+			/* A heading straight after another (a volume, then its
+			 * first chapter) joins the next one's title instead of
+			 * making an empty chapter. */
+			snprintf(sc->pending_title, sizeof sc->pending_title, "%s", sc->title);
+			sc->have = 0;
+		} else if ((rc = close_chapter(sc))) {
+			return rc;
+		}
+		if (sc->pending_title[0]) {
+			char joined[HEAD_BYTES * 5];
+			snprintf(joined, sizeof joined, "%.600s %.600s", sc->pending_title, head);
+			sc->pending_title[0] = '\0';
+			open_chapter(sc, joined, li, lineno);
+		} else {
+			open_chapter(sc, head, li, lineno);
+		}
+		sc->volume = kind == 2;
+		return 0;
+	}
+	if (!sc->have) {
+		/* Text before any heading: front matter of a book, or the
+		 * chapter itself. */
+		if (li->chars == 0)
+			return 0;
+		sc->have = 1;
+		sc->front = sc->mode_book;
+		sc->body_start = li->start;
+		sc->title_line = lineno;
+		sc->body_chars = 0;
+		snprintf(sc->title, sizeof sc->title, "%s", sc->stem);
+		if (sc->mode_book && li->complete && li->chars <= 50) {
+			size_t a;
+			size_t n = trim_span(li->head, li->head_len, &a);
+			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n,
+			         li->head + a);
+			sc->first_line_taken = 1;
+			sc->first_line_next = li->next;
+			sc->first_line_chars = li->chars;
+		}
+	}
+	if (li->chars > 0) {
+		sc->body_end = li->end;
+		sc->body_chars += li->chars;
+	}
+	return 0;
+}
+
+static char *file_stem(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	s = s ? s + 1 : path;
+	size_t n = strlen(s);
+	if (n > 4 && strcasecmp(s + n - 4, ".txt") == 0)
+		n -= 4;
+	return ts_strndup(s, n);
+}
+
+/* Where a scan in SCAN_TRY mode met something that is not UTF-8 text. */
+typedef struct utf8_fault {
+	long line, offset;
+	unsigned char byte; /* the first byte that is not UTF-8 (0 for NUL) */
+} utf8_fault;
+
+enum scan_mode {
+	SCAN_TRY,    /* the file may not be UTF-8: stop quietly at the first fault */
+	SCAN_STRICT, /* the file is UTF-8 (its mark, --encoding or our decoding says so) */
+};
+#define NOT_UTF8 1 /* scan_utf8() in SCAN_TRY mode: the file is not UTF-8 text */
+
+/* Scan one UTF-8 file.  mode_book: split at headings.  In SCAN_TRY mode a
+ * byte that is not UTF-8 text (invalid, or NUL) undoes the scan - the
+ * chapters it added are dropped, its warnings too - and returns NOT_UTF8
+ * with *fault filled, so that the caller can decode the file and scan
+ * again; in SCAN_STRICT mode it is an error. */
+static int scan_utf8(ts_book *b, const char *path, const char *display, int mode_book,
+                     enum scan_mode mode, utf8_fault *fault)
+{
+	int rc = 0;
+	scan sc = {.b = b,
+	           .display = display,
+	           .mode_book = mode_book,
+	           .source = path,
+	           .hold = mode == SCAN_TRY};
+	unsigned char *buf = NULL;
+	size_t first_chapter = b->n;
+	FILE *f = open_input(b, path, display, &rc);
+	if (!f)
+		return rc;
+	sc.stem = file_stem(display);
+	buf = malloc(SCAN_BLOCK);
+	if (!sc.stem || !buf) {
+		rc = TS_ENOMEM;
+		goto out;
+	}
+	line_info li = {.complete = 1};
+	long off = 0, lineno = 1;
+	unsigned char carry[4];
+	size_t ncarry = 0;
+	int first = 1;
+	size_t got;
+	while ((got = fread(buf + ncarry, 1, SCAN_BLOCK - ncarry, f)) > 0 || ncarry > 0) {
+		if (got == 0) { /* a truncated character at the end of the file */
+			if (mode == SCAN_TRY) {
+				*fault =
+				    (utf8_fault){.line = lineno, .offset = off, .byte = carry[0]};
+				rc = NOT_UTF8;
+				goto out;
+			}
+			diag(
+			    b, 1,
+			    "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
+			    "give the file's encoding with --encoding NAME, or convert it to UTF-8",
+			    display, lineno, off);
+			rc = TS_EUTF8;
+			goto out;
+		}
+		memcpy(buf, carry, ncarry);
+		size_t n = ncarry + got;
+		ncarry = 0;
+		size_t i = 0;
+		if (first) {
+			first = 0;
+			if (n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF) {
+				i = 3;
+				off = 3;
+				li.start = 3;
+			}
+		}
+		while (i < n) {
+			unsigned char ch = buf[i];
+			if (ch == '\n') {
+				li.end = off;
+				if (li.head_len > 0 && li.head[li.head_len - 1] == '\r')
+					li.head_len--, li.end--;
+				li.next = off + 1;
+				if ((rc = on_line(&sc, &li, lineno)))
+					goto out;
+				lineno++;
+				i++;
+				off++;
+				memset(&li, 0, sizeof li);
+				li.start = off;
+				li.complete = 1;
+				continue;
+			}
+			if (ch == 0) {
+				if (mode == SCAN_TRY) {
+					*fault = (utf8_fault){.line = lineno, .offset = off};
+					rc = NOT_UTF8;
+					goto out;
+				}
+				diag(
+				    b, 1,
+				    "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
+				    display, lineno, off);
+				rc = TS_EBINARY;
+				goto out;
+			}
+			uint32_t cp = ch;
+			int k = 1;
+			if (ch >= 0x80) {
+				k = ts_utf8_decode(buf + i, n - i, &cp);
+				if (k == 0) {
+					if (n - i < 4 && !feof(f)) {
+						ncarry = n - i;
+						memcpy(carry, buf + i, ncarry);
+						break;
+					}
+					if (mode == SCAN_TRY) {
+						*fault = (utf8_fault){
+						    .line = lineno, .offset = off, .byte = ch};
+						rc = NOT_UTF8;
+						goto out;
+					}
+					diag(b, TS_ERROR,
+					     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file "
+					     "is not UTF-8 "
+					     "text: give its encoding with --encoding NAME, or "
+					     "convert it to "
+					     "UTF-8",
+					     display, lineno, off, ch);
+					rc = TS_EUTF8;
+					goto out;
+				}
+			}
+			if (li.head_len + (size_t)k < HEAD_BYTES) {
+				memcpy(li.head + li.head_len, buf + i, (size_t)k);
+				li.head_len += (size_t)k;
+			} else {
+				li.complete = 0;
+			}
+			if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F)
+				li.chars++;
+			i += (size_t)k;
+			off += k;
+		}
+	}
+	if (ferror(f)) {
+		diag(b, TS_ERROR, "%s: read error: %s", display, strerror(errno));
+		rc = TS_EIO;
+		goto out;
+	}
+	/* The last line, when the file does not end with a newline. */
+	li.end = off;
+	li.next = off;
+	if (li.head_len > 0 && li.head[li.head_len - 1] == '\r')
+		li.head_len--, li.end--;
+	if (li.end > li.start && (rc = on_line(&sc, &li, lineno)))
+		goto out;
+	if (sc.pending_title[0] && !sc.have) {
+		/* A volume heading with nothing after it. */
+		scan_warn(&sc, "%s: heading \"%s\" has no text; skipped", display,
+		          sc.pending_title);
+	}
+	if (sc.have && sc.front && !sc.saw_heading) {
+		/* No heading at all: the whole file is one chapter. */
+		sc.front = 0;
+		sc.first_line_taken = 0;
+	}
+	int titled =
+	    sc.have && sc.front ? sc.first_line_taken : sc.saw_heading && sc.first_line_taken;
+	if (sc.have && sc.front)
+		rc = close_front(&sc);
+	else
+		rc = close_chapter(&sc);
+	if (rc)
+		goto out;
+	if (sc.added == 0 && !sc.saw_heading)
+		scan_warn(&sc, "%s: no text; skipped", display);
+	if (!b->title) {
+		b->title = ts_strdup(titled ? sc.first_line : sc.stem);
+		if (!b->title)
+			rc = TS_ENOMEM;
+	}
+	free(b->text_path);
+	if (!(b->text_path = ts_strdup(path)))
+		rc = TS_ENOMEM;
+out:
+	if (rc == NOT_UTF8) {
+		while (b->n > first_chapter)
+			chapter_clear(&b->ch[--b->n]);
+	} else {
+		scan_flush_warnings(&sc);
+	}
+	ts_buf_free(&sc.held);
+	free(buf);
+	free(sc.stem);
+	fclose(f);
+	return rc;
+}
+
+/* ---- decoding ----------------------------------------------------- */
+
+/* Make a temporary file that the book owns: ts_book_free() removes it,
+ * in the process that made it only.  *fp is open for writing; *path
+ * points into the book.  what names the file in the temporary's name. */
+static int book_temp(ts_book *b, const char *what, const char *display, FILE **fp,
+                     const char **path)
+{
+	const char *tmp = getenv("TMPDIR");
+	ts_buf name = {0};
+	if (ts_buf_printf(&name, "%s/tingshu-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what))
+		return TS_ENOMEM;
+	char **t = realloc(b->temps, (b->ntemps + 1) * sizeof *t);
+	if (!t) {
+		ts_buf_free(&name);
+		return TS_ENOMEM;
+	}
+	b->temps = t;
+	int fd = mkstemp(name.data);
+	if (fd < 0) {
+		diag(b, TS_ERROR, "%s: cannot make a temporary file %s: %s", display, name.data,
+		     strerror(errno));
+		ts_buf_free(&name);
+		return TS_EIO;
+	}
+	*fp = fdopen(fd, "wb");
+	if (!*fp) {
+		close(fd);
+		unlink(name.data);
+		ts_buf_free(&name);
+		return TS_ENOMEM;
+	}
+	b->temps[b->ntemps++] = name.data;
+	*path = name.data;
+	return 0;
+}
+
+/* Remove the temporary file made last (its text is of no use). */
+static void book_drop_temp(ts_book *b)
+{
+	b->ntemps--;
+	unlink(b->temps[b->ntemps]);
+	free(b->temps[b->ntemps]);
+}
+
+/* How the encoding of a file was decided, for messages. */
+enum origin { BY_OPTION, BY_MARK, BY_GUESS };
+
+static const char *const origin_advice[] = {
+    [BY_OPTION] = "the file is not in the encoding given; give the right one with --encoding "
+                  "NAME, or convert the file to UTF-8",
+    [BY_MARK] = "its byte-order mark says so, but the text is not; give its encoding with "
+                "--encoding NAME, or convert the file to UTF-8",
+    [BY_GUESS] = "that is the encoding detected, which may be wrong; give the right one with "
+                 "--encoding NAME, or convert the file to UTF-8",
+};
+
+/* Decode the file at path from enc, after its first skip bytes (a
+ * byte-order mark), into a UTF-8 temporary file, and scan that. */
+static int scan_decoded(ts_book *b, const char *path, const char *display, int mode_book,
+                        const char *enc, long skip, enum origin origin)
+{
+	const char *tmp = NULL;
+	FILE *out = NULL;
+	ts_decode_fault fault;
+	const char *label = ts_encoding_label(enc);
+	int rc;
+	FILE *in = open_input(b, path, display, &rc);
+	if (!in)
+		return rc;
+	if (fseek(in, skip, SEEK_SET) != 0) {
+		diag(b, TS_ERROR, "%s: cannot read: %s", display, strerror(errno));
+		rc = TS_EIO;
+		goto out;
+	}
+	if ((rc = book_temp(b, "utf8", display, &out, &tmp)))
+		goto out;
+	rc = ts_encoding_decode(in, skip, enc, out, &fault);
+	int e = errno;
+	if (fclose(out) != 0 && rc == 0) {
+		e = errno;
+		rc = TS_EIO;
+	}
+	switch (rc) {
+	case 0: break;
+	case TS_EDECODE:
+		if (fault.truncated) {
+			diag(b, TS_ERROR,
+			     "%s:%ld: the file ends inside a %s character (byte %ld): it was cut "
+			     "short, or is not %s",
+			     display, fault.line, label, fault.offset, label);
+		} else {
+			char bytes[32] = "";
+			for (size_t i = 0; i < fault.nbytes && i < 2; i++)
+				snprintf(bytes + strlen(bytes), sizeof bytes - strlen(bytes),
+				         "%s0x%02X", i ? " " : "", fault.bytes[i]);
+			diag(b, TS_ERROR, "%s:%ld: invalid %s at byte %ld (%s): %s", display,
+			     fault.line, label, fault.offset, bytes, origin_advice[origin]);
+		}
+		break;
+	case TS_EBINARY:
+		diag(b, TS_ERROR,
+		     "%s:%ld: NUL character (read as %s): this is a binary file, not text", display,
+		     fault.line, label);
+		break;
+	case TS_EINVAL:
+		diag(b, TS_ERROR, "%s: iconv cannot read the encoding %s", display, enc);
+		break;
+	case TS_EIO:
+		diag(b, TS_ERROR, "%s: cannot decode it into %s: %s", display, tmp, strerror(e));
+		break;
+	default: break;
+	}
+	if (rc) {
+		book_drop_temp(b);
+		goto out;
+	}
+	rc = scan_utf8(b, tmp, display, mode_book, SCAN_STRICT, NULL);
+out:
+	fclose(in);
+	return rc;
+}
+
+/* The file is not UTF-8 (fault says where that showed): guess its
+ * encoding from its first SAMPLE_MAX bytes, decode it and scan it. */
+static int scan_guessed(ts_book *b, const char *path, const char *display, int mode_book,
+                        const utf8_fault *fault)
+{
+	ts_guess g;
+	int rc;
+	char *sample = malloc(SAMPLE_MAX);
+	if (!sample)
+		return TS_ENOMEM;
+	FILE *f = open_input(b, path, display, &rc);
+	if (!f)
+		goto out;
+	size_t n = fread(sample, 1, SAMPLE_MAX, f);
+	int whole = n < SAMPLE_MAX || fgetc(f) == EOF;
+	if (ferror(f)) {
+		rc = TS_EIO;
+		diag(b, TS_ERROR, "%s: read error: %s", display, strerror(errno));
+		fclose(f);
+		goto out;
+	}
+	fclose(f);
+	rc = ts_encoding_guess(sample, n, whole, &g);
+	switch (rc) {
+	case 0: rc = scan_decoded(b, path, display, mode_book, g.name, 0, BY_GUESS); break;
+	case TS_EBINARY:
+		if (g.nul >= 0) {
+			long line = 1;
+			for (long i = 0; i < g.nul; i++)
+				line += sample[i] == '\n';
+			diag(b, TS_ERROR,
+			     "%s:%ld: NUL byte at byte %ld: this is a binary file, not text (if it "
+			     "is "
+			     "UTF-16 without a byte-order mark, give --encoding UTF-16LE or "
+			     "UTF-16BE)",
+			     display, line, g.nul);
+		} else {
+			diag(b, TS_ERROR,
+			     "%s: binary file, not text: %zu control bytes in its first %zu, and "
+			     "it is "
+			     "not UTF-8, GB18030 or Big5",
+			     display, g.controls, n);
+		}
+		break;
+	case TS_EDECODE:
+		diag(b, TS_ERROR,
+		     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X), and the file is not GB18030 or "
+		     "Big5 "
+		     "text either%s%s%s; give its encoding with --encoding NAME, or convert it to "
+		     "UTF-8",
+		     display, fault->line, fault->offset, fault->byte,
+		     g.detector[0] ? " (uchardet guesses " : "", g.detector,
+		     g.detector[0] ? ")" : "");
+		break;
+	default: break;
+	}
+out:
+	free(sample);
+	return rc;
+}
+
+/* Scan one file, first turning it into UTF-8 text if need be.  The
+ * policy, in order:
+ *  1. An encoding given with ts_book_set_encoding() (--encoding) is used:
+ *     UTF-8 is scanned as it is, and an invalid byte is an error.
+ *  2. A byte-order mark tells the encoding: UTF-8 is scanned as it is,
+ *     UTF-16 and UTF-32 are decoded.
+ *  3. The file is scanned as UTF-8.  When all of it is valid, that was
+ *     all: the common case costs one pass and no copy.
+ *  4. When it is not (an invalid byte or a NUL), that scan is undone and
+ *     encoding.c guesses the encoding from the start of the file (GB18030
+ *     or Big5, or binary); the file is decoded into a UTF-8 temporary
+ *     file owned by the book, and that is scanned: the chapters' source
+ *     is the temporary file, their display name the user's. */
+static int scan_file(ts_book *b, const char *path, const char *display, int mode_book)
+{
+	const char *enc = b->encoding;
+	size_t mark = 0;
+	if (!enc) {
+		unsigned char head[4];
+		int rc;
+		FILE *f = open_input(b, path, display, &rc);
+		if (!f)
+			return rc;
+		mark = ts_encoding_bom(head, fread(head, 1, sizeof head, f), &enc);
+		fclose(f);
+	}
+	if (enc && !ts_encoding_is_utf8(enc))
+		return scan_decoded(b, path, display, mode_book, enc, (long)mark,
+		                    b->encoding ? BY_OPTION : BY_MARK);
+	utf8_fault fault;
+	int rc = scan_utf8(b, path, display, mode_book, enc ? SCAN_STRICT : SCAN_TRY, &fault);
+	if (rc != NOT_UTF8)
+		return rc;
+	return scan_guessed(b, path, display, mode_book, &fault);
+}
+
+/* Book files have the first line of a heading-less file be... */
+static int filter_txt(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	if (d->d_name[0] == '.' || n <= 4 || strcasecmp(d->d_name + n - 4, ".txt") != 0)
+		return 0;
+	/* lexicon.txt beside the chapters is a pronunciation lexicon. */
+	return strcasecmp(d->d_name, "lexicon.txt") != 0;
+}
+
+static int cmp_dirent(const struct dirent **a, const struct dirent **b)
+{
+	return ts_natural_cmp((*a)->d_name, (*b)->d_name);
+}
+
+static int add_dir(ts_book *b, const char *path)
+{
+	struct dirent **list = NULL;
+	int n = scandir(path, &list, filter_txt, cmp_dirent);
+	if (n < 0) {
+		diag(b, TS_ERROR, "%s: cannot read directory: %s", path, strerror(errno));
+		return TS_EIO;
+	}
+	int rc = 0, bad = 0;
+	ts_buf p = {0};
+	if (n == 0) {
+		diag(b, TS_ERROR,
+		     "%s: no .txt files in this directory (chapters must be .txt files)", path);
+		rc = TS_ENOTXT;
+	}
+	if (!b->title && n > 0) {
+		size_t len = strlen(path);
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+		const char *s = path + len;
+		while (s > path && s[-1] != '/')
+			s--;
+		b->title = ts_strndup(s, (size_t)(path + len - s));
+		if (b->title && (strcmp(b->title, ".") == 0 || b->title[0] == '\0')) {
+			free(b->title);
+			char cwd[4096];
+			b->title = ts_strdup(getcwd(cwd, sizeof cwd) && strrchr(cwd, '/')
+			                         ? strrchr(cwd, '/') + 1
+			                         : "book");
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		ts_buf_clear(&p);
+		if (ts_buf_printf(&p, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/",
+		                  list[i]->d_name)) {
+			rc = TS_ENOMEM;
+			break;
+		}
+		struct stat st;
+		if (stat(p.data, &st) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		int r = scan_file(b, p.data, p.data, 0);
+		if (r == TS_ENOMEM) {
+			rc = r;
+			break;
+		}
+		if (r)
+			bad = r;
+	}
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	ts_buf_free(&p);
+	return rc ? rc : bad;
+}
+
+static int spool_stdin(ts_book *b, const char **out)
+{
+	FILE *f;
+	const char *name;
+	int rc = book_temp(b, "stdin", "stdin", &f, &name);
+	if (rc)
+		return rc;
+	char buf[SCAN_BLOCK];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
+		if (fwrite(buf, 1, n, f) != n) {
+			diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
+			     strerror(errno));
+			fclose(f);
+			return TS_EIO;
+		}
+	}
+	if (ferror(stdin)) {
+		diag(b, TS_ERROR, "stdin: read error: %s", strerror(errno));
+		fclose(f);
+		return TS_EIO;
+	}
+	if (fclose(f) != 0) {
+		diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
+		     strerror(errno));
+		return TS_EIO;
+	}
+	*out = name;
+	return 0;
+}
+
+int ts_book_add(ts_book *b, const char *path)
+{
+	if (strcmp(path, "-") == 0) {
+		const char *tmp;
+		int rc = spool_stdin(b, &tmp);
+		if (rc)
+			return rc;
+		return scan_file(b, tmp, "stdin", 1);
+	}
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		int e = errno;
+		diag(b, TS_ERROR, "%s: %s", path,
+		     e == ENOENT ? "no such file or directory" : strerror(e));
+		return e == ENOENT ? TS_ENOENT : TS_EIO;
+	}
+	if (S_ISDIR(st.st_mode))
+		return add_dir(b, path);
+	if (!S_ISREG(st.st_mode)) {
+		/* FIFOs and devices cannot be re-read by workers. */
+		diag(b, TS_ERROR, "%s: not a regular file (use - to read standard input)", path);
+		return TS_EINVAL;
+	}
+	return scan_file(b, path, path, 1);
+}
+
+/* ---- reading ------------------------------------------------------ */
+
+struct ts_reader {
+	FILE *f;
+	long pos, end;
+	char *buf;
+	size_t len, off; /* buffered bytes and read position */
+	char piece[PIECE_MAX + 8];
+	int eof;
+};
+
+ts_reader *ts_reader_open(const ts_chapter *ch, int *err)
+{
+	ts_reader *r = calloc(1, sizeof *r);
+	if (!r) {
+		*err = TS_ENOMEM;
+		return NULL;
+	}
+	r->buf = malloc(SCAN_BLOCK);
+	r->f = fopen(ch->source, "rb");
+	if (!r->buf || !r->f) {
+		*err = r->buf ? (errno == ENOENT ? TS_ENOENT : TS_EIO) : TS_ENOMEM;
+		ts_reader_free(r);
+		return NULL;
+	}
+	if (fseek(r->f, ch->start, SEEK_SET) != 0) {
+		*err = TS_EIO;
+		ts_reader_free(r);
+		return NULL;
+	}
+	r->pos = ch->start;
+	r->end = ch->end;
+	return r;
+}
+
+static int fill(ts_reader *r)
+{
+	if (r->off < r->len)
+		return 1;
+	long want = r->end - r->pos;
+	if (want <= 0)
+		return 0;
+	if (want > SCAN_BLOCK)
+		want = SCAN_BLOCK;
+	size_t got = fread(r->buf, 1, (size_t)want, r->f);
+	if (got == 0)
+		return ferror(r->f) ? TS_EIO : 0;
+	r->pos += (long)got;
+	r->len = got;
+	r->off = 0;
+	return 1;
+}
+
+/* Does p[0..n) end at a character boundary?  Pieces are cut only there. */
+static int ends_char(const char *p, size_t n)
+{
+	size_t lead = n;
+	while (lead > 0 && n - lead < 4 && ((unsigned char)p[lead - 1] & 0xC0) == 0x80)
+		lead--;
+	if (lead == 0)
+		return 1;
+	unsigned char c = (unsigned char)p[lead - 1];
+	size_t need = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+	return n - (lead - 1) >= need;
+}
+
+int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end)
+{
+	size_t n = 0;
+	*line_end = 0;
+	for (;;) {
+		int rc = fill(r);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			/* End of body: the last line may lack a newline. */
+			if (n == 0)
+				return 0;
+			*line_end = 1;
+			break;
+		}
+		char c = r->buf[r->off];
+		if (c == '\n') {
+			r->off++;
+			*line_end = 1;
+			break;
+		}
+		r->piece[n++] = c;
+		r->off++;
+		if (n >= PIECE_MAX && ends_char(r->piece, n))
+			break;
+	}
+	if (n > 0 && r->piece[n - 1] == '\r')
+		n--;
+	r->piece[n] = '\0';
+	*text = r->piece;
+	*len = n;
+	return 1;
+}
+
+void ts_reader_free(ts_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	free(r->buf);
+	free(r);
+}

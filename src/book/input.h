@@ -1,0 +1,92 @@
+/* input.h - find the chapters of a book and read their text.
+ *
+ * An input is a .txt file (one chapter, or a whole book split at its
+ * chapter headings), a directory of .txt files (each a chapter, in natural
+ * order), or "-" for standard input (spooled to a temporary file so that
+ * workers can read it).  Text in UTF-8 (with or without a byte-order
+ * mark), UTF-16 or UTF-32 with a byte-order mark, GB18030/GBK/GB2312 or
+ * Big5 is recognized (encoding.c); a file that is not UTF-8 is decoded
+ * once into a UTF-8 temporary file that the book owns, which then stands
+ * in for it.  Scanning records each chapter as a byte range of its UTF-8
+ * text; the text itself is read later, in bounded pieces, by whoever
+ * synthesizes the chapter.
+ *
+ * Bad-input policy: a file that cannot be read, is binary (NUL bytes
+ * outside UTF-16/32, or control bytes and no encoding that fits), is in
+ * an encoding we cannot tell, or has a byte sequence that is invalid in
+ * its encoding (detected or given) is rejected as a whole with a message
+ * that names it and the line and byte of the first fault; other inputs go
+ * on.  A chapter with no text is skipped with a warning. */
+#ifndef TS_INPUT_H
+#define TS_INPUT_H
+
+#include "base/error.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct ts_chapter {
+	char *source;     /* path of the UTF-8 file that holds the text: the
+	                     input itself, or its decoded temporary copy */
+	char *display;    /* name to show the user ("stdin" for -) */
+	char *title;      /* heading, file name or book title */
+	int title_spoken; /* the title has Chinese text worth speaking */
+	int front_matter; /* text before the first heading of a book */
+	long start, end;  /* byte range of the body in source */
+	long line;        /* line of the heading, or of the first line of text */
+	size_t chars;     /* non-space characters of the body (for ETA) */
+} ts_chapter;
+
+typedef struct ts_book ts_book;
+
+/* New empty book; NULL when out of memory.  Free with ts_book_free(). */
+ts_book *ts_book_new(ts_diag_fn diag, void *ud);
+/* Releases the book and removes the temporary files made for stdin and
+ * for decoded text (only in the process that made them).
+ * ts_book_free(NULL) does nothing. */
+void ts_book_free(ts_book *b);
+
+/* Read the inputs added after this call in encoding name (an iconv name,
+ * e.g. "GB18030", "BIG5", "UTF-16LE") instead of detecting it; NULL goes
+ * back to detecting.  Returns 0, or TS_EINVAL when iconv does not know
+ * the name (see ts_encoding_known()), or TS_ENOMEM. */
+int ts_book_set_encoding(ts_book *b, const char *name);
+
+/* Add an input (file, directory or "-").  Returns 0, or a negative code
+ * when the input was rejected; the reason has gone to the diagnostics
+ * callback and ts_book_errmsg() keeps the last one.  Chapters found
+ * before a fault in a directory are kept. */
+int ts_book_add(ts_book *b, const char *path);
+
+const char *ts_book_errmsg(const ts_book *b);
+/* Path of the UTF-8 text of the last file scanned: the file itself, or
+ * its decoded temporary copy.  NULL before a file was scanned; valid
+ * until ts_book_free(). */
+const char *ts_book_text_path(const ts_book *b);
+/* Book title: first line of the front matter, or the name of the first
+ * input.  Never NULL once an input was added ("" before). */
+const char *ts_book_title(const ts_book *b);
+size_t ts_book_count(const ts_book *b);
+const ts_chapter *ts_book_chapter(const ts_book *b, size_t i);
+
+/* If line (UTF-8, no newline) is a chapter heading, return 1 and store the
+ * heading, trimmed and with inner runs of spaces folded to one, in out
+ * (NUL-terminated, truncated to outsz); else return 0. */
+int ts_heading(const char *line, size_t len, char *out, size_t outsz);
+
+/* Compare two file names in natural order ("2.txt" before "10.txt"). */
+int ts_natural_cmp(const char *a, const char *b);
+
+/* Reading a chapter's body in pieces. */
+typedef struct ts_reader ts_reader;
+
+/* Open the body of ch; NULL with *err set on failure. */
+ts_reader *ts_reader_open(const ts_chapter *ch, int *err);
+/* Next piece of text: *text points into the reader's buffer (valid until
+ * the next call), *len bytes, cut at a character boundary, at most about
+ * 16 KB, with no line ending; *line_end is set when the piece ends a line.
+ * Returns 1 for a piece, 0 at the end of the body, or a negative code. */
+int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end);
+void ts_reader_free(ts_reader *r);
+
+#endif

@@ -1,0 +1,158 @@
+/* output.c - slugs, manifest.json and playlist.m3u (see output.h). */
+#include "book/output.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef TS_VERSION
+#define TS_VERSION "0"
+#endif
+
+/* Characters that never go into a file name. */
+static int slug_drop(uint32_t c)
+{
+	return c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0) || c == '/' || c == '\\' ||
+	       c == ':' || c == '*' || c == '?' || c == '"' || c == '<' || c == '>' || c == '|' ||
+	       (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+	       (c >= 0x2060 && c <= 0x2064) || c == 0xFEFF || (c >= 0xD800 && c <= 0xDFFF) ||
+	       (c >= 0xFFF9 && c <= 0xFFFD) || c == 0x2028 || c == 0x2029;
+}
+
+void ts_slug(const char *title, char *out)
+{
+	const unsigned char *s = (const unsigned char *)title;
+	size_t n = strlen(title), o = 0;
+	int space = 0;
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		int k = ts_utf8_decode(s + i, n - i, &c);
+		if (k == 0) {
+			i++;
+			continue;
+		}
+		i += (size_t)k;
+		if (ts_is_space(c) || c == '_') {
+			space = o > 0;
+			continue;
+		}
+		if (slug_drop(c))
+			continue;
+		if (o == 0 && c == '.')
+			continue; /* no hidden files, no "." or ".." */
+		size_t need = (size_t)k + (space ? 1 : 0);
+		if (o + need > TS_SLUG_MAX)
+			break;
+		if (space)
+			out[o++] = '_';
+		space = 0;
+		o += (size_t)ts_utf8_encode(c, out + o);
+	}
+	while (o > 0 && out[o - 1] == '.')
+		o--; /* trailing dots confuse some file systems */
+	if (o == 0) {
+		strcpy(out, "chapter");
+		return;
+	}
+	out[o] = '\0';
+}
+
+/* A finite number in format f, or null. */
+static int json_number(ts_buf *b, double v, const char *f)
+{
+	return isfinite(v) ? ts_buf_printf(b, f, v) : ts_buf_printf(b, "null");
+}
+
+int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
+                const ts_chapter_entry *ch, size_t n)
+{
+	const ts_voice *v = set->voice;
+	int rc = 0;
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += ch[i].duration_s;
+	rc |= ts_buf_printf(b, "{\n  \"generator\": \"tingshu %s\",\n  \"title\": ", TS_VERSION);
+	rc |= ts_json_string(b, book_title);
+	rc |= ts_buf_printf(b, ",\n  \"voice\": ");
+	rc |= ts_json_string(b, v->name);
+	rc |= ts_buf_printf(b, ",\n  \"settings\": {\n    \"espeak_voice\": ");
+	rc |= ts_json_string(b, v->espeak_voice);
+	rc |= ts_buf_printf(b, ",\n    \"variant\": ");
+	rc |= ts_json_string(b, v->variant);
+	rc |= ts_buf_printf(
+	    b,
+	    ",\n    \"rate_wpm\": %d,\n    \"rate_factor\": %.3g,\n    \"pitch\": %d,\n"
+	    "    \"pitch_range\": %d,\n    \"clause_pause_ms\": %d,\n"
+	    "    \"sentence_pause_ms\": %d,\n    \"paragraph_pause_ms\": %d,\n"
+	    "    \"title_pause_ms\": %d,\n    \"lead_in_ms\": %d,\n    \"tail_ms\": %d,\n"
+	    "    \"sample_rate\": %d,\n    \"channels\": 1,\n    \"format\": ",
+	    set->wpm, set->rate_factor, v->pitch, v->pitch_range, v->clause_pause_ms,
+	    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms, v->lead_in_ms,
+	    v->tail_ms, set->sample_rate);
+	rc |= ts_json_string(b, set->format);
+	rc |= ts_buf_printf(b, ",\n    \"quality\": ");
+	rc |= set->quality >= 0 ? ts_buf_printf(b, "%d", set->quality) : ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, ",\n    \"author\": ");
+	rc |= set->author ? ts_json_string(b, set->author) : ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, ",\n    \"synth_sample_rate\": %d,\n    \"loudness\": ",
+	                    set->synth_rate ? set->synth_rate : set->sample_rate);
+	if (set->normalize)
+		rc |=
+		    ts_buf_printf(b,
+		                  "{\n      \"standard\": \"EBU R 128 (ITU-R BS.1770-4)\",\n"
+		                  "      \"target_lufs\": %.1f,\n      \"true_peak_ceiling_dbtp\": "
+		                  "%.1f\n    }",
+		                  set->target_lufs, set->ceiling_dbtp);
+	else
+		rc |= ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"chapters\": [", total);
+	for (size_t i = 0; i < n; i++) {
+		const ts_chapter_entry *c = &ch[i];
+		rc |= ts_buf_printf(b, "%s\n    {\n      \"index\": %d,\n      \"title\": ",
+		                    i ? "," : "", c->index);
+		rc |= ts_json_string(b, c->title);
+		rc |= ts_buf_printf(b, ",\n      \"source\": ");
+		rc |= ts_json_string(b, c->source);
+		rc |= ts_buf_printf(b, ",\n      \"audio\": ");
+		rc |= ts_json_string(b, c->audio);
+		rc |= ts_buf_printf(b, ",\n      \"timing\": {");
+		int nt = 0;
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			if (!c->timing[t])
+				continue;
+			rc |= ts_buf_printf(b, "%s\"%s\": ", nt++ ? ", " : "", ts_cues_name(t));
+			rc |= ts_json_string(b, c->timing[t]);
+		}
+		rc |= ts_buf_putc(b, '}');
+		rc |= ts_buf_printf(b,
+		                    ",\n      \"duration_s\": %.3f,\n      \"sentences\": %zu,\n"
+		                    "      \"chars\": %zu,\n      \"front_matter\": %s",
+		                    c->duration_s, c->sentences, c->chars,
+		                    c->front_matter ? "true" : "false");
+		if (set->normalize) {
+			rc |= ts_buf_printf(b, ",\n      \"loudness\": {\"input_lufs\": ");
+			rc |= json_number(b, c->input_lufs, "%.2f");
+			rc |= ts_buf_printf(b, ", \"gain_db\": ");
+			rc |= json_number(b, c->gain_db, "%.2f");
+			rc |= ts_buf_printf(b, ", \"output_lufs\": ");
+			rc |= json_number(b, c->output_lufs, "%.2f");
+			rc |= ts_buf_printf(b, ", \"true_peak_dbtp\": ");
+			rc |= json_number(b, c->true_peak_db, "%.2f");
+			rc |= ts_buf_printf(b, ", \"limited_s\": ");
+			rc |= json_number(b, c->limited_s, "%.3f");
+			rc |= ts_buf_printf(b, "}");
+		}
+		rc |= ts_buf_printf(b, "\n    }");
+	}
+	rc |= ts_buf_printf(b, "%s]\n}\n", n ? "\n  " : "");
+	return rc ? TS_ENOMEM : 0;
+}
+
+int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, size_t n)
+{
+	int rc = ts_buf_printf(b, "#EXTM3U\n#PLAYLIST:%s\n", book_title);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = ts_buf_printf(b, "#EXTINF:%.0f,%s\n%s\n", ch[i].duration_s, ch[i].title,
+		                   ch[i].audio);
+	return rc;
+}

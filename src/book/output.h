@@ -1,0 +1,66 @@
+/* output.h - the output folder: file names, manifest.json, playlist.m3u.
+ *
+ * Chapter files are NNN-<title slug>.<ext>.  A slug comes from text in
+ * the book, so it is made safe: no path separators, no control or
+ * invisible characters, no leading dots, at most TS_SLUG_MAX bytes, cut
+ * at a character boundary; spaces become '_'. */
+#ifndef TS_OUTPUT_H
+#define TS_OUTPUT_H
+
+#include "audio/cues.h"
+#include "base/util.h"
+#include "speech/voice.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TS_SLUG_MAX 80
+
+/* Write the slug of title into out (at least TS_SLUG_MAX + 1 bytes).
+ * An empty result becomes "chapter". */
+void ts_slug(const char *title, char *out);
+
+/* What the manifest records of one chapter. */
+typedef struct ts_chapter_entry {
+	int index;
+	const char *title;
+	const char *source;
+	const char *audio; /* file name inside the output folder */
+	const char *vtt;   /* its WebVTT sentence timing in the output folder, or NULL */
+	/* Timing files (names inside the output folder) by format, in the
+	 * order of the TS_CUES_* bits; NULL where none was written. */
+	const char *timing[TS_CUES_NFORMATS];
+	double duration_s;
+	size_t sentences;
+	size_t chars;
+	int front_matter;
+	/* Level of the audio (NAN when not measured: normalization off). */
+	double input_lufs;   /* as synthesized */
+	double gain_db;      /* applied */
+	double output_lufs;  /* measured on the file's samples */
+	double true_peak_db; /* dBTP, measured likewise */
+	double limited_s;    /* time the limiter lowered the level */
+} ts_chapter_entry;
+
+typedef struct ts_build_settings {
+	const ts_voice *voice;
+	int wpm; /* eSpeak rate used */
+	double rate_factor;
+	int sample_rate; /* of the files */
+	int synth_rate;  /* of the synthesizer */
+	const char *format;
+	int normalize;       /* loudness normalization on */
+	double target_lufs;  /* its target */
+	double ceiling_dbtp; /* and true-peak ceiling */
+	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
+	const char *author;  /* --author, or NULL */
+} ts_build_settings;
+
+/* Manifest text for a book; appended to b. */
+int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
+                const ts_chapter_entry *ch, size_t n);
+
+/* playlist.m3u text; appended to b. */
+int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, size_t n);
+
+#endif

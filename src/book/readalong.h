@@ -1,0 +1,52 @@
+/* readalong.h - OUT/index.html, the read-along page, and the WebVTT
+ * reader it needs.
+ *
+ * The page lists the chapters and plays one at a time in a single audio
+ * player, showing the chapter's sentences as text that follows the
+ * audio: the sentence being read is highlighted and kept in view, and
+ * clicking a sentence (or Enter/Space on it) seeks there.  It is one
+ * self-contained file: inline CSS and script, no fonts, no external
+ * resources, every link relative, so it works opened from the file
+ * system.  Browsers do not let a file:// page load <track> files, so the
+ * cues of each chapter's .vtt are read here and embedded in the page (as
+ * JSON, parsed only when the chapter is shown, which keeps the page light
+ * for long books); a <track> element is kept for pages served over HTTP.
+ * The page's style and script are src/lib/readalong.css and
+ * src/lib/readalong.js, compiled into the library. */
+#ifndef TS_READALONG_H
+#define TS_READALONG_H
+
+#include "book/input.h"
+#include "book/output.h"
+#include "base/util.h"
+
+#include <stddef.h>
+
+/* One cue of a timing file. */
+typedef struct ts_cue {
+	double start, end; /* seconds from the start of the audio */
+	char *text;        /* valid UTF-8, markup removed, lines joined */
+	int paragraph;     /* its identifier ends with a pilcrow (U+00B6): it
+	                      starts a paragraph (tingshu's own timing files) */
+} ts_cue;
+
+/* Parse WebVTT text (text[0..len), need not be NUL-terminated).  The cues
+ * come out sorted by start time (equal starts keep their order); cues the
+ * page cannot use are left out (see readalong.c for the policy).  On
+ * success *cues holds *n cues (NULL when there are none), to be freed
+ * with ts_cues_free().  Returns 0, TS_EINVAL when the text does not start
+ * with the WEBVTT signature, or TS_ENOMEM. */
+int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n);
+
+/* Free cues from ts_vtt_parse(); ts_cues_free(NULL, 0) does nothing. */
+void ts_cues_free(ts_cue *cues, size_t n);
+
+/* Append the read-along page of a book to out.  ch[0..n) are the chapters
+ * in order; a chapter's vtt, when not NULL, names its timing file inside
+ * outdir, which is read here.  A timing file that cannot be read or is
+ * not WebVTT is reported through diag (level 0, a warning; diag may be
+ * NULL) and its chapter gets audio only.  Returns 0 or TS_ENOMEM. */
+int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
+                      const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud);
+
+#endif

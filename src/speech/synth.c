@@ -1,0 +1,322 @@
+/* synth.c - the eSpeak NG boundary (see synth.h).
+ *
+ * eSpeak runs in synchronous mode: espeak_ng_Synthesize() returns once
+ * the text is spoken, and our callback has then received every sample.
+ * eSpeak's status codes are translated here with their own message. */
+#include "speech/synth.h"
+
+#include "base/util.h"
+
+#include <espeak-ng/espeak_ng.h>
+#include <espeak-ng/speak_lib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_synth {
+	int pitch, pitch_range;
+	int rate;
+	int wpm;
+	char voice[160]; /* eSpeak name of the main voice, with variant */
+	char latin[160]; /* voice for Latin-script words */
+	ts_buf ssml;
+	ts_samples *out; /* where the callback appends; set during a call */
+	int oom;
+	char errmsg[512];
+};
+
+/* eSpeak is process-wide: this records that it is taken, and that it was
+ * started once (eSpeak 1.51 hangs when started again after a terminate).
+ * The one piece of mutable static state in the library, forced by
+ * eSpeak's API. */
+static ts_synth *active;
+static int started;
+
+void ts_samples_free(ts_samples *s)
+{
+	free(s->data);
+	s->data = NULL;
+	s->len = s->cap = 0;
+}
+
+static int on_audio(short *wav, int n, espeak_EVENT *ev)
+{
+	(void)ev;
+	ts_synth *s = active;
+	if (!s || !s->out || !wav || n <= 0)
+		return 0;
+	ts_samples *o = s->out;
+	if (o->len + (size_t)n > o->cap) {
+		size_t cap = o->cap ? o->cap : 16384;
+		while (cap < o->len + (size_t)n)
+			cap *= 2;
+		int16_t *p = realloc(o->data, cap * sizeof *p);
+		if (!p) {
+			s->oom = 1;
+			return 1; /* asks eSpeak to stop */
+		}
+		o->data = p;
+		o->cap = cap;
+	}
+	memcpy(o->data + o->len, wav, (size_t)n * sizeof *wav);
+	o->len += (size_t)n;
+	return 0;
+}
+
+static void set_params(const ts_synth *s)
+{
+	espeak_ng_SetParameter(espeakRATE, s->wpm, 0);
+	espeak_ng_SetParameter(espeakPITCH, s->pitch, 0);
+	espeak_ng_SetParameter(espeakRANGE, s->pitch_range, 0);
+}
+
+static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t sz)
+{
+	char m[256];
+	espeak_ng_GetStatusCodeMessage(st, m, sizeof m);
+	snprintf(buf, sz, "eSpeak NG: %s: %s", what, m);
+}
+
+ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf, size_t errsz)
+{
+	espeak_ng_STATUS st;
+	if (active || started) {
+		*err = TS_EBUSY;
+		snprintf(errbuf, errsz, "eSpeak NG can be started only once in a process");
+		return NULL;
+	}
+	started = 1;
+	ts_synth *s = calloc(1, sizeof *s);
+	if (!s) {
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		return NULL;
+	}
+	espeak_ng_ERROR_CONTEXT ctx = NULL;
+	espeak_ng_InitializePath(NULL);
+	st = espeak_ng_Initialize(&ctx);
+	if (st != ENS_OK) {
+		status_msg(st, "cannot initialize (is espeak-ng-data installed?)", errbuf, errsz);
+		espeak_ng_ClearErrorContext(&ctx);
+		free(s);
+		*err = TS_ESPEAK;
+		return NULL;
+	}
+	st = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, NULL);
+	if (st != ENS_OK) {
+		status_msg(st, "cannot start synchronous output", errbuf, errsz);
+		goto fail;
+	}
+	espeak_SetSynthCallback(on_audio);
+	char name[160];
+	if (v->variant[0]) {
+		snprintf(name, sizeof name, "%s+%s", v->espeak_voice, v->variant);
+		snprintf(s->latin, sizeof s->latin, "%s+%s", v->latin_voice, v->variant);
+	} else {
+		snprintf(name, sizeof name, "%s", v->espeak_voice);
+		snprintf(s->latin, sizeof s->latin, "%s", v->latin_voice);
+	}
+	snprintf(s->voice, sizeof s->voice, "%s", name);
+	st = espeak_ng_SetVoiceByName(name);
+	if (st != ENS_OK) {
+		char what[200];
+		snprintf(what, sizeof what, "voice \"%s\"", name);
+		status_msg(st, what, errbuf, errsz);
+		goto fail;
+	}
+	double wpm = v->rate * rate_factor;
+	if (wpm < espeakRATE_MINIMUM)
+		wpm = espeakRATE_MINIMUM;
+	if (wpm > espeakRATE_MAXIMUM)
+		wpm = espeakRATE_MAXIMUM;
+	s->wpm = (int)(wpm + 0.5);
+	s->pitch = v->pitch;
+	s->pitch_range = v->pitch_range;
+	set_params(s);
+	s->rate = espeak_ng_GetSampleRate();
+	active = s;
+	return s;
+fail:
+	espeak_ng_Terminate();
+	free(s);
+	*err = TS_ESPEAK;
+	return NULL;
+}
+
+void ts_synth_free(ts_synth *s)
+{
+	if (!s)
+		return;
+	espeak_ng_Terminate();
+	if (active == s)
+		active = NULL;
+	ts_buf_free(&s->ssml);
+	free(s);
+}
+
+int ts_synth_rate(const ts_synth *s)
+{
+	return s->rate;
+}
+int ts_synth_wpm(const ts_synth *s)
+{
+	return s->wpm;
+}
+const char *ts_synth_errmsg(const ts_synth *s)
+{
+	return s->errmsg;
+}
+
+static int is_latin(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* Append s[0..n) to b with the XML specials escaped. */
+static int append_escaped(ts_buf *b, const char *s, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		switch (s[i]) {
+		case '&': rc = ts_buf_append(b, "&amp;", 5); break;
+		case '<': rc = ts_buf_append(b, "&lt;", 4); break;
+		case '>': rc = ts_buf_append(b, "&gt;", 4); break;
+		default: rc = ts_buf_putc(b, s[i]);
+		}
+	}
+	return rc;
+}
+
+/* A tone-numbered pinyin syllable starts at p ("hang2", "lv4"): lower-case
+ * letters, a tone digit, and no letter or digit after it.  The g2p stage
+ * writes Han characters so, and no Latin word the normalizer lets through
+ * looks like that (it reads digits as Chinese numerals).  Returns its
+ * length, or 0. */
+static size_t pinyin_len(const char *p)
+{
+	const char *q = p;
+	while (*q >= 'a' && *q <= 'z')
+		q++;
+	if (q == p || *q < '1' || *q > '5' || is_latin((unsigned char)q[1]) ||
+	    (q[1] >= '0' && q[1] <= '9'))
+		return 0;
+	return (size_t)(q + 1 - p);
+}
+
+/* End of the Latin word at p: letters, and spaces, apostrophes, hyphens or
+ * full stops between letters, up to a pinyin syllable. */
+static const char *latin_word_end(const char *p)
+{
+	const char *e = p;
+	for (;;) {
+		while (is_latin((unsigned char)*e))
+			e++;
+		if ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') &&
+		    is_latin((unsigned char)e[1]) && !(*e == ' ' && pinyin_len(e + 1)))
+			e++;
+		else
+			return e;
+	}
+}
+
+/* End of the run of text for the main voice at p: up to a Latin word
+ * that is not pinyin. */
+static const char *main_run_end(const char *p)
+{
+	const char *e = p;
+	while (*e) {
+		if (is_latin((unsigned char)*e)) {
+			size_t k = pinyin_len(e);
+			if (!k)
+				break;
+			e += k;
+		} else {
+			e++;
+		}
+	}
+	return e;
+}
+
+/* Latin-script words go to the Latin voice: the Mandarin voice would read
+ * them as pinyin ("NBA" as a syllable).  Pinyin syllables stay with the
+ * main voice.  eSpeak 1.51 does not switch back after a </voice> on its
+ * own, so every run names its voice. */
+int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_buf *b)
+{
+	if (!*main_run_end(text))
+		return 0;
+	int rc = ts_buf_append(b, "<speak>", 7);
+	const char *p = text;
+	while (*p && !rc) {
+		int word = is_latin((unsigned char)*p) && !pinyin_len(p);
+		const char *e = word ? latin_word_end(p) : main_run_end(p);
+		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
+		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));
+		rc = rc ? rc : ts_buf_append(b, "</voice>", 8);
+		p = e;
+	}
+	rc = rc ? rc : ts_buf_append(b, "</speak>", 8);
+	return rc ? rc : 1;
+}
+
+int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
+{
+	out->len = 0;
+	s->out = out;
+	s->oom = 0;
+	unsigned flags = espeakCHARS_UTF8;
+	ts_buf_clear(&s->ssml);
+	int marked = ts_ssml_markup(text, s->voice, s->latin, &s->ssml);
+	if (marked < 0)
+		return marked;
+	if (marked) {
+		text = s->ssml.data;
+		flags |= espeakSSML;
+	}
+	espeak_ng_STATUS st =
+	    espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, NULL, NULL);
+	/* Synchronous mode: every sample has reached on_audio by now. */
+	s->out = NULL;
+	if (marked) {
+		/* eSpeak 1.51 leaves the last voice of the SSML in place (often
+		 * the Latin one): restore ours, or the rest of the chapter would
+		 * be read as English. */
+		espeak_ng_SetVoiceByName(s->voice);
+		set_params(s);
+	}
+	if (s->oom)
+		return TS_ENOMEM;
+	if (st != ENS_OK) {
+		status_msg(st, "synthesis failed", s->errmsg, sizeof s->errmsg);
+		return TS_ESPEAK;
+	}
+	return 0;
+}
+
+int ts_synth_phonemes(ts_synth *s, const char *text, ts_buf *out)
+{
+	/* The phonemes eSpeak traces while it speaks: after its own rules,
+	 * 3-3 tone sandhi among them (espeak_TextToPhonemes stops before). */
+	char *trace = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&trace, &n);
+	if (!f)
+		return TS_ENOMEM;
+	ts_samples pcm = {0};
+	espeak_SetPhonemeTrace(1, f);
+	int rc = ts_synth_speak(s, text, &pcm);
+	espeak_SetPhonemeTrace(0, NULL);
+	fclose(f);
+	ts_samples_free(&pcm);
+	/* One line per clause: join them with spaces. */
+	for (size_t i = 0; !rc && i < n; i++) {
+		char c = trace[i] == '\n' ? ' ' : trace[i];
+		if (c == ' ' && (out->len == 0 || out->data[out->len - 1] == ' '))
+			continue;
+		rc = ts_buf_putc(out, c);
+	}
+	while (out->len > 0 && out->data[out->len - 1] == ' ')
+		out->data[--out->len] = '\0';
+	free(trace);
+	return rc;
+}

@@ -1,0 +1,256 @@
+/* voice.c - load, find and list voice presets (see voice.h). */
+#include "speech/voice.h"
+
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef TS_INSTALL_VOICES_DIR
+#define TS_INSTALL_VOICES_DIR "/usr/local/share/tingshu/voices"
+#endif
+
+void ts_voice_defaults(ts_voice *v)
+{
+	memset(v, 0, sizeof *v);
+	snprintf(v->name, sizeof v->name, "cmn");
+	snprintf(v->description, sizeof v->description, "Mandarin Chinese");
+	snprintf(v->espeak_voice, sizeof v->espeak_voice, "cmn-latn-pinyin");
+	snprintf(v->language, sizeof v->language, "zh");
+	snprintf(v->latin_voice, sizeof v->latin_voice, "en");
+	v->rate = 175;
+	v->pitch = 50;
+	v->pitch_range = 50;
+	v->clause_pause_ms = 200;
+	v->sentence_pause_ms = 350;
+	v->paragraph_pause_ms = 700;
+	v->title_pause_ms = 1200;
+	v->lead_in_ms = 300;
+	v->tail_ms = 1000;
+}
+
+/* The settings a preset may hold: integer ones with their ranges. */
+static const struct {
+	const char *key;
+	size_t off;
+	int min, max;
+} int_keys[] = {
+    {"rate", offsetof(ts_voice, rate), 80, 450},
+    {"pitch", offsetof(ts_voice, pitch), 0, 100},
+    {"pitch_range", offsetof(ts_voice, pitch_range), 0, 100},
+    {"clause_pause_ms", offsetof(ts_voice, clause_pause_ms), 0, 10000},
+    {"sentence_pause_ms", offsetof(ts_voice, sentence_pause_ms), 0, 10000},
+    {"paragraph_pause_ms", offsetof(ts_voice, paragraph_pause_ms), 0, 10000},
+    {"title_pause_ms", offsetof(ts_voice, title_pause_ms), 0, 10000},
+    {"lead_in_ms", offsetof(ts_voice, lead_in_ms), 0, 10000},
+    {"tail_ms", offsetof(ts_voice, tail_ms), 0, 10000},
+};
+
+static const struct {
+	const char *key;
+	size_t off, size;
+} str_keys[] = {
+    {"description", offsetof(ts_voice, description), sizeof(((ts_voice *)0)->description)},
+    {"espeak_voice", offsetof(ts_voice, espeak_voice), sizeof(((ts_voice *)0)->espeak_voice)},
+    {"variant", offsetof(ts_voice, variant), sizeof(((ts_voice *)0)->variant)},
+    {"language", offsetof(ts_voice, language), sizeof(((ts_voice *)0)->language)},
+    {"latin_voice", offsetof(ts_voice, latin_voice), sizeof(((ts_voice *)0)->latin_voice)},
+};
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+static int set_key(ts_voice *v, const char *key, const char *val, char *why, size_t whysz)
+{
+	for (size_t i = 0; i < sizeof int_keys / sizeof int_keys[0]; i++) {
+		if (strcmp(key, int_keys[i].key) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		long x = strtol(val, &end, 10);
+		if (errno || end == val || *end || x < int_keys[i].min || x > int_keys[i].max) {
+			snprintf(why, whysz, "%s must be a whole number from %d to %d, not \"%s\"",
+			         key, int_keys[i].min, int_keys[i].max, val);
+			return TS_EVOICE;
+		}
+		*(int *)((char *)v + int_keys[i].off) = (int)x;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof str_keys / sizeof str_keys[0]; i++) {
+		if (strcmp(key, str_keys[i].key) != 0)
+			continue;
+		if (strlen(val) >= str_keys[i].size) {
+			snprintf(why, whysz, "%s is too long", key);
+			return TS_EVOICE;
+		}
+		snprintf((char *)v + str_keys[i].off, str_keys[i].size, "%s", val);
+		return 0;
+	}
+	snprintf(why, whysz, "unknown setting \"%s\"", key);
+	return TS_EVOICE;
+}
+
+int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		int e = errno;
+		snprintf(err, errsz, "%s: %s", path, strerror(e));
+		return e == ENOENT ? TS_ENOENT : TS_EIO;
+	}
+	ts_voice_defaults(v);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t bl = strlen(base);
+	if (bl > 6 && strcmp(base + bl - 6, ".voice") == 0)
+		bl -= 6;
+	snprintf(v->name, sizeof v->name, "%.*s", (int)bl, base);
+	char line[512];
+	int lineno = 0, rc = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		char *s = trim(line);
+		if (*s == '\0' || *s == '#')
+			continue;
+		char *eq = strchr(s, '=');
+		char why[256];
+		if (!eq) {
+			snprintf(err, errsz, "%s:%d: expected \"key = value\"", path, lineno);
+			rc = TS_EVOICE;
+			break;
+		}
+		*eq = '\0';
+		if ((rc = set_key(v, trim(s), trim(eq + 1), why, sizeof why))) {
+			snprintf(err, errsz, "%s:%d: %s", path, lineno, why);
+			break;
+		}
+	}
+	fclose(f);
+	if (rc)
+		return rc;
+	/* DESIGN: eSpeak 1.51's cmn voice reads Chinese as English. */
+	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0) {
+		snprintf(
+		    err, errsz,
+		    "%s: espeak_voice \"%s\" reads Chinese as English words in eSpeak NG 1.51; "
+		    "use cmn-latn-pinyin",
+		    path, v->espeak_voice);
+		return TS_EVOICE;
+	}
+	if (!v->espeak_voice[0]) {
+		snprintf(err, errsz, "%s: espeak_voice is not set", path);
+		return TS_EVOICE;
+	}
+	return 0;
+}
+
+int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, size_t errsz)
+{
+	if (strchr(name, '/'))
+		return ts_voice_load(v, name, err, errsz);
+	for (const char *p = name; *p; p++) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
+			snprintf(err, errsz, "invalid voice name \"%s\"", name);
+			return TS_EVOICE;
+		}
+	}
+	ts_buf path = {0};
+	if (ts_buf_printf(&path, "%s/%s.voice", dir, name))
+		return TS_ENOMEM;
+	int rc = ts_voice_load(v, path.data, err, errsz);
+	if (rc == TS_ENOENT) {
+		snprintf(err, errsz, "unknown voice \"%s\" (no %s); 'tingshu voices' lists them",
+		         name, path.data);
+		rc = TS_EVOICE;
+	}
+	ts_buf_free(&path);
+	return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ts_voice_list(const char *dir, char ***names)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? TS_ENOENT : TS_EIO;
+	char **list = NULL;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l <= 6 || strcmp(e->d_name + l - 6, ".voice") != 0 || e->d_name[0] == '.')
+			continue;
+		char **p = realloc(list, (size_t)(n + 1) * sizeof *p);
+		if (!p || !(p[n] = ts_strndup(e->d_name, l - 6))) {
+			list = p ? p : list;
+			for (int i = 0; i < n; i++)
+				free(list[i]);
+			free(list);
+			closedir(d);
+			return TS_ENOMEM;
+		}
+		list = p;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(list, (size_t)n, sizeof *list, cmp_names);
+	*names = list;
+	return n;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int ts_voices_dir(const char *explicit_dir, char *out, size_t outsz)
+{
+	if (explicit_dir) {
+		snprintf(out, outsz, "%s", explicit_dir);
+		return is_dir(out) ? 0 : TS_ENOENT;
+	}
+	const char *env = getenv("TINGSHU_VOICES");
+	if (env && *env) {
+		snprintf(out, outsz, "%s", env);
+		return is_dir(out) ? 0 : TS_ENOENT;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			/* Installed: PREFIX/bin/tingshu and PREFIX/share/tingshu/voices. */
+			snprintf(out, outsz, "%s/../share/tingshu/voices", exe);
+			if (is_dir(out))
+				return 0;
+			/* Build tree: the build copies voices/ beside the binary. */
+			snprintf(out, outsz, "%s/voices", exe);
+			if (is_dir(out))
+				return 0;
+		}
+	}
+	snprintf(out, outsz, "%s", TS_INSTALL_VOICES_DIR);
+	return is_dir(out) ? 0 : TS_ENOENT;
+}

@@ -1,0 +1,448 @@
+/* g2p.c - segmentation, readings, sandhi (see g2p.h).
+ *
+ * Bad-input policy: any valid UTF-8 is converted; characters that are not
+ * Han pass through to eSpeak unchanged and make no token; a Han character
+ * the lexicon does not know passes through as itself (eSpeak reads it as
+ * best it can, and the normalizer has already warned about it). */
+#include "zh/g2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MATCH TS_LEX_MAX_WORD
+#define SYL_OPEN  (-2) /* to be decided by the rules, then the default */
+#define SYL_NONE  (-1) /* not a Han character the lexicon knows */
+#define SYL_USER  (-3) /* read as a user's lexicon says: usyl */
+
+/* How a reading was decided (for explain). */
+enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_USER };
+static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "user"};
+
+/* Syllables the sandhi writes, looked up once. */
+enum { YI1, YI2, YI4, YI5, BU2, BU4, BU5, NSANDHI };
+static const char *const sandhi_names[NSANDHI] = {"yi1", "yi2", "yi4", "yi5", "bu2", "bu4", "bu5"};
+
+struct ts_g2p {
+	const ts_lexicon *lx;
+	const ts_rules *rules;  /* may be NULL */
+	const ts_userlex *user; /* may be NULL */
+	unsigned stages;
+	int explain;
+	int sandhi_syl[NSANDHI];
+	size_t cap;                 /* entries of the arrays below */
+	uint32_t *cp;               /* the text's code points */
+	uint32_t *fcp;              /* the same, traditional folded to simplified */
+	size_t *off;                /* byte offset of each, and of the end */
+	int *ch;                    /* lexicon character, or -1 */
+	int *key;                   /* its lookup key, or -1 */
+	int *syl;                   /* syllable, SYL_OPEN, SYL_NONE or SYL_USER */
+	const char **usyl;          /* the syllable of SYL_USER */
+	unsigned char *src;         /* enum source of each reading */
+	int *rule_line;             /* the rule that decided it */
+	size_t *wbeg, *wend;        /* the word each character is in */
+	double *route;              /* best score of the rest of the run */
+	size_t *next;               /* end of the best word starting here */
+	const unsigned char **bits; /* its readings, NULL for a single character */
+	ts_lexmatch m[MAX_MATCH];
+};
+
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex *user)
+{
+	ts_g2p *g = calloc(1, sizeof *g);
+	if (!g)
+		return NULL;
+	g->lx = lx;
+	g->rules = rules;
+	g->user = user;
+	g->stages = TS_G2P_ALL;
+	for (int k = 0; k < NSANDHI; k++)
+		g->sandhi_syl[k] = ts_lexicon_find_syllable(lx, sandhi_names[k], 3);
+	return g;
+}
+
+void ts_g2p_free(ts_g2p *g)
+{
+	if (!g)
+		return;
+	free(g->cp);
+	free(g->fcp);
+	free(g->off);
+	free(g->ch);
+	free(g->key);
+	free(g->syl);
+	free(g->usyl);
+	free(g->src);
+	free(g->rule_line);
+	free(g->wbeg);
+	free(g->wend);
+	free(g->route);
+	free(g->next);
+	free(g->bits);
+	free(g);
+}
+
+void ts_g2p_set_explain(ts_g2p *g, int explain)
+{
+	g->explain = explain;
+}
+
+void ts_g2p_set_stages(ts_g2p *g, unsigned stages)
+{
+	g->stages = stages;
+}
+
+#define GROW(p, n)                                                                                 \
+	do {                                                                                       \
+		void *q_ = realloc((p), (n) * sizeof *(p));                                        \
+		if (!q_)                                                                           \
+			return TS_ENOMEM;                                                          \
+		(p) = q_;                                                                          \
+	} while (0)
+
+/* Room for n characters (and one more: the end). */
+static int reserve(ts_g2p *g, size_t n)
+{
+	if (n + 1 <= g->cap)
+		return 0;
+	size_t cap = g->cap ? g->cap : 128;
+	while (cap < n + 1)
+		cap *= 2;
+	GROW(g->cp, cap);
+	GROW(g->fcp, cap);
+	GROW(g->off, cap);
+	GROW(g->ch, cap);
+	GROW(g->key, cap);
+	GROW(g->syl, cap);
+	GROW(g->usyl, cap);
+	GROW(g->src, cap);
+	GROW(g->rule_line, cap);
+	GROW(g->wbeg, cap);
+	GROW(g->wend, cap);
+	GROW(g->route, cap);
+	GROW(g->next, cap);
+	GROW(g->bits, cap);
+	g->cap = cap;
+	return 0;
+}
+
+static int is_han_at(const ts_g2p *g, size_t i, size_t n)
+{
+	return i < n && ts_is_han(g->cp[i]);
+}
+
+/* ---- words --------------------------------------------------------- */
+
+/* Maximum-probability segmentation of the Han run [a, b), right to left
+ * as jieba does: route[i] is the best score of text[i..b). */
+static void segment_run(ts_g2p *g, size_t a, size_t b)
+{
+	const ts_lexicon *lx = g->lx;
+	int words = (g->stages & TS_G2P_WORDS) != 0;
+	g->route[b] = 0;
+	for (size_t i = b; i-- > a;) {
+		double best = (g->ch[i] >= 0 ? ts_lexicon_char_logp(lx, g->ch[i])
+		                             : ts_lexicon_unknown_logp(lx)) +
+		              g->route[i + 1];
+		size_t end = i + 1;
+		const unsigned char *bits = NULL;
+		size_t nm = words ? ts_lexicon_match(lx, g->key + i, b - i, g->m, MAX_MATCH) : 0;
+		for (size_t k = 0; k < nm; k++) {
+			double s = g->m[k].logp + g->route[i + g->m[k].len];
+			if (s >= best) { /* ties go to the longer word */
+				best = s;
+				end = i + g->m[k].len;
+				bits = g->m[k].bits;
+			}
+		}
+		g->route[i] = best;
+		g->next[i] = end;
+		g->bits[i] = bits;
+	}
+	for (size_t i = a; i < b;) {
+		size_t j = g->next[i];
+		ts_lexmatch w = {.len = (unsigned)(j - i), .bits = g->bits[i]};
+		for (size_t k = i; k < j; k++) {
+			g->wbeg[k] = i;
+			g->wend[k] = j;
+			unsigned r =
+			    w.bits ? ts_lexmatch_reading(&w, (unsigned)(k - i)) : TS_LEX_OPEN;
+			if (g->ch[k] < 0) {
+				g->syl[k] = SYL_NONE;
+			} else if (r == TS_LEX_OPEN) {
+				g->syl[k] = SYL_OPEN;
+			} else {
+				g->syl[k] = (int)ts_lexicon_reading(g->lx, g->key[k], r);
+				g->src[k] = SRC_WORD;
+			}
+		}
+		i = j;
+	}
+}
+
+/* The words of the user's lexicons in the Han run [a, b), leftmost and
+ * longest first: they are read as written, and the lexicon segments what
+ * lies between them. */
+static void user_words(ts_g2p *g, size_t a, size_t b)
+{
+	size_t gap = a;
+	for (size_t i = a; i < b;) {
+		size_t e, m = g->user ? ts_userlex_match(g->user, g->fcp + i, b - i, &e) : 0;
+		if (!m) {
+			i++;
+			continue;
+		}
+		if (gap < i)
+			segment_run(g, gap, i);
+		for (size_t k = 0; k < m; k++) {
+			g->syl[i + k] = SYL_USER;
+			g->usyl[i + k] = ts_userlex_syllable(g->user, e, k);
+			g->src[i + k] = SRC_USER;
+			g->wbeg[i + k] = i;
+			g->wend[i + k] = i + m;
+		}
+		i += m;
+		gap = i;
+	}
+	if (gap < b)
+		segment_run(g, gap, b);
+}
+
+/* Readings the words left open: the context rules, then the most common
+ * reading.  The rules see the text with traditional characters folded,
+ * so that one rule serves both scripts. */
+static void decide_open(ts_g2p *g, size_t n)
+{
+	ts_rule_ctx ctx = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend};
+	int rules = g->rules && (g->stages & TS_G2P_RULES);
+	for (size_t i = 0; i < n; i++) {
+		if (g->syl[i] != SYL_OPEN)
+			continue;
+		int line = 0;
+		int s = rules ? ts_rules_apply(g->rules, &ctx, i, &line) : -1;
+		if (s >= 0) {
+			g->syl[i] = s;
+			g->src[i] = SRC_RULE;
+			g->rule_line[i] = line;
+		} else {
+			g->syl[i] = (int)ts_lexicon_reading(g->lx, g->ch[i], 0);
+			g->src[i] = SRC_DEFAULT;
+		}
+	}
+}
+
+/* ---- tone sandhi of 一 and 不 ------------------------------------- */
+
+/* The syllable of character i, or NULL; *len gets its length. */
+static const char *syllable_at(const ts_g2p *g, size_t i, size_t *len)
+{
+	if (g->syl[i] == SYL_USER) {
+		*len = strlen(g->usyl[i]);
+		return g->usyl[i];
+	}
+	if (g->syl[i] < 0)
+		return NULL;
+	return ts_lexicon_syllable(g->lx, (unsigned)g->syl[i], len);
+}
+
+/* Tone digit of the syllable of character i (1-5), 0 for none. */
+static int tone_at(const ts_g2p *g, size_t i)
+{
+	size_t len;
+	const char *p = syllable_at(g, i, &len);
+	return p && len > 0 && p[len - 1] >= '1' && p[len - 1] <= '5' ? p[len - 1] - '0' : 0;
+}
+
+static int in_set(uint32_t c, const uint32_t *set)
+{
+	for (; *set; set++)
+		if (*set == c)
+			return 1;
+	return 0;
+}
+
+/* Numerals before 一 that make it part of a number (十一, 一百零一). */
+static const uint32_t numerals_before[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
+                                           0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343,
+                                           0x4E07, 0x4EBF, 0x7B2C, 0x521D, 0};
+/* Digits after 一 that make it read digit by digit (一九四五, 一一零). */
+static const uint32_t digits_after[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
+                                        0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0};
+/* Magnitudes after 一: sandhi as usual (一百 yi4, 一万 yi2). */
+static const uint32_t magnitudes[] = {0x767E, 0x5343, 0x4E07, 0x4EBF, 0};
+/* Ordinal labels after 一 (一号, 一楼, 一级): first, not one. */
+static const uint32_t labels[] = {0x53F7, 0x697C, 0x5C4A, 0x680B, 0x7EA7, 0};
+/* After 一月: it is January (一月份, 一月初, 一月五日). */
+static const uint32_t after_month[] = {0x4EFD, 0x521D, 0x4E2D, 0x5E95, 0x672B, 0x4E00,
+                                       0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03,
+                                       0x516B, 0x4E5D, 0x5341, 0x65E5, 0x53F7, 0};
+
+#define CP_YI   0x4E00 /* 一 */
+#define CP_BU   0x4E0D /* 不 */
+#define CP_YUE  0x6708 /* 月 */
+#define CP_NIAN 0x5E74 /* 年 */
+
+/* The reading of 一 (lexically yi1) at i, by the rules of Putonghua:
+ * yi1 in numbers, ordinals, dates and at the end of a word or phrase;
+ * yi5 between a doubled verb (看一看); else yi2 before a fourth tone and
+ * yi4 before the others. */
+static int sandhi_yi(const ts_g2p *g, size_t i, size_t n)
+{
+	int han_before = i > 0 && is_han_at(g, i - 1, n);
+	int han_after = is_han_at(g, i + 1, n);
+	uint32_t prev = han_before ? g->fcp[i - 1] : 0, next = han_after ? g->fcp[i + 1] : 0;
+	uint32_t next2 = is_han_at(g, i + 2, n) ? g->fcp[i + 2] : 0;
+	if (!han_after || !tone_at(g, i + 1))
+		return YI1;
+	if (g->wbeg[i] < i && g->wend[i] == i + 1) /* last of a word: 统一, 唯一 */
+		return YI1;
+	if (in_set(next, magnitudes))
+		goto tone;
+	if (in_set(prev, numerals_before) || in_set(next, digits_after) || in_set(next, labels))
+		return YI1;
+	if (next == CP_YUE && (prev == CP_NIAN || !next2 || in_set(next2, after_month)))
+		return YI1;
+	/* 看一看 (but not 一天一天: the second 一 is not between a doubled verb) */
+	if (han_before && prev == next && !(i >= 2 && g->fcp[i - 2] == CP_YI))
+		return YI5;
+tone:;
+	int t = tone_at(g, i + 1);
+	return t == 4 || t == 5 ? YI2 : YI4;
+}
+
+/* The reading of 不 (lexically bu4) at i: bu5 between a doubled word
+ * (好不好), bu2 before a fourth tone. */
+static int sandhi_bu(const ts_g2p *g, size_t i, size_t n)
+{
+	if (!is_han_at(g, i + 1, n) || !tone_at(g, i + 1))
+		return BU4;
+	if (i > 0 && is_han_at(g, i - 1, n) && g->fcp[i - 1] == g->fcp[i + 1])
+		return BU5;
+	return tone_at(g, i + 1) == 4 ? BU2 : BU4;
+}
+
+static void sandhi(ts_g2p *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int k = -1;
+		if (g->fcp[i] == CP_YI && g->syl[i] == g->sandhi_syl[YI1])
+			k = sandhi_yi(g, i, n);
+		else if (g->fcp[i] == CP_BU && g->syl[i] == g->sandhi_syl[BU4])
+			k = sandhi_bu(g, i, n);
+		if (k < 0 || g->sandhi_syl[k] < 0 || g->sandhi_syl[k] == g->syl[i])
+			continue;
+		g->syl[i] = g->sandhi_syl[k];
+		g->src[i] = SRC_SANDHI;
+	}
+}
+
+/* ---- output -------------------------------------------------------- */
+
+static int is_ascii_alnum(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* CHAR=SYLLABLE/HOW for explain. */
+static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *tokens)
+{
+	int rc = ts_buf_printf(tokens, "%.*s=", (int)(g->off[i + 1] - g->off[i]), text + g->off[i]);
+	size_t len;
+	const char *s = syllable_at(g, i, &len);
+	if (!s) {
+		s = text + g->off[i];
+		len = g->off[i + 1] - g->off[i];
+	}
+	rc = rc ? rc : ts_buf_append(tokens, s, len);
+	if (rc || g->src[i] == SRC_NONE)
+		return rc;
+	if (g->src[i] == SRC_WORD)
+		return ts_buf_printf(tokens, "/%.*s",
+		                     (int)(g->off[g->wend[i]] - g->off[g->wbeg[i]]),
+		                     text + g->off[g->wbeg[i]]);
+	if (g->src[i] == SRC_RULE)
+		return ts_buf_printf(tokens, "/rule:%d", g->rule_line[i]);
+	return ts_buf_printf(tokens, "/%s", source_names[g->src[i]]);
+}
+
+/* Append what eSpeak is given and the tokens. */
+static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *tokens)
+{
+	int rc = 0;
+	int after_syl = 0; /* the last thing in spoken is a syllable */
+	int first_token = 1;
+	if (tokens && tokens->len > 0 && tokens->data[tokens->len - 1] != '\n' &&
+	    tokens->data[tokens->len - 1] != ' ')
+		first_token = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t len;
+		const char *s = syllable_at(g, i, &len);
+		int han = ts_is_han(g->cp[i]);
+		if (!s) {
+			s = text + g->off[i];
+			len = g->off[i + 1] - g->off[i];
+		}
+		if (han && tokens) {
+			if (!first_token)
+				rc = ts_buf_putc(tokens, ' ');
+			if (!rc)
+				rc = g->explain ? explain_token(g, text, i, tokens)
+				                : ts_buf_append(tokens, s, len);
+			first_token = 0;
+		}
+		if (!spoken || rc)
+			continue;
+		/* A syllable stands apart from the syllable or Latin word next
+		 * to it; other characters are kept as they are. */
+		if (spoken->len > 0 && (han || after_syl) &&
+		    (after_syl || is_ascii_alnum(spoken->data[spoken->len - 1])) &&
+		    (han || is_ascii_alnum((unsigned char)s[0])))
+			rc = ts_buf_putc(spoken, ' ');
+		rc = rc ? rc : ts_buf_append(spoken, s, len);
+		after_syl = han;
+	}
+	return rc;
+}
+
+int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens)
+{
+	int rc;
+	size_t n = 0;
+	if ((rc = reserve(g, len)))
+		return rc;
+	for (size_t i = 0; i < len;) {
+		uint32_t c;
+		int k = ts_utf8_decode((const unsigned char *)text + i, len - i, &c);
+		if (k <= 0) { /* not valid UTF-8: taken byte by byte, as is */
+			c = 0xFFFD;
+			k = 1;
+		}
+		g->cp[n] = c;
+		g->off[n] = i;
+		int han = ts_is_han(c);
+		g->ch[n] = han ? ts_lexicon_char(g->lx, c) : -1;
+		g->key[n] = g->ch[n] >= 0 ? ts_lexicon_key(g->lx, g->ch[n]) : -1;
+		g->fcp[n] = g->key[n] >= 0 ? ts_lexicon_cp(g->lx, g->key[n]) : c;
+		g->syl[n] = SYL_NONE;
+		g->src[n] = SRC_NONE;
+		g->wbeg[n] = n;
+		g->wend[n] = n + 1;
+		n++;
+		i += (size_t)k;
+	}
+	g->off[n] = len;
+	for (size_t a = 0; a < n;) {
+		if (!ts_is_han(g->cp[a])) {
+			a++;
+			continue;
+		}
+		size_t b = a;
+		while (b < n && ts_is_han(g->cp[b]))
+			b++;
+		user_words(g, a, b);
+		a = b;
+	}
+	decide_open(g, n);
+	if (g->stages & TS_G2P_SANDHI)
+		sandhi(g, n);
+	return emit(g, text, n, spoken, tokens);
+}

@@ -1,0 +1,59 @@
+/* g2p.h - grapheme to phoneme for Chinese: the tone-numbered pinyin of
+ * every Han character, decided here so that eSpeak NG says exactly that.
+ *
+ * Each run of Han characters is segmented into the words of the lexicon
+ * by maximum probability (a DAG of the lexicon's words over the run, the
+ * path with the largest sum of ln(freq/total), as jieba does); a
+ * character takes its reading from its word; where the word leaves it open
+ * (a one-character word, or a polyphone the word does not settle) the
+ * context rules of the voice decide, and failing them the character's
+ * most common reading.  Then 一 and 不 get their tone sandhi and the
+ * particles their neutral tone.  3-3 sandhi is left to eSpeak.
+ *
+ * A conversion works on one piece of text at a time (a chunk or a line)
+ * and sees no context beyond it. */
+#ifndef TS_G2P_H
+#define TS_G2P_H
+
+#include "zh/lexicon.h"
+#include "zh/rules.h"
+#include "zh/userlex.h"
+#include "base/util.h"
+
+#include <stddef.h>
+
+typedef struct ts_g2p ts_g2p;
+
+/* New converter using the lexicon lx, the context rules and the user's
+ * lexicons (both may be NULL), which must outlive it.  A word of the
+ * user's lexicons is read as written, before and instead of anything
+ * else.  NULL when out of memory; free with ts_g2p_free(). */
+ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex *user);
+void ts_g2p_free(ts_g2p *g);
+
+/* Convert text[0..len) (valid UTF-8).  Appends to spoken (may be NULL)
+ * the text for eSpeak: every Han character replaced by its syllable
+ * ("hang2"), syllables separated by a space, everything else kept as it
+ * is.  Appends to tokens (may be NULL) the syllables alone, one per Han
+ * character, separated by single spaces (a Han character the lexicon does
+ * not know stands for itself in both).  Returns 0 or TS_ENOMEM. */
+int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens);
+
+/* With explain set, each token says how it was decided:
+ * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
+ * (the character's most common reading), /rule:LINE (the context rule on
+ * that line of the rules file), /sandhi, /user (a word of the user's
+ * lexicons).  For people checking readings, and for the tests. */
+void ts_g2p_set_explain(ts_g2p *g, int explain);
+
+/* The stages that run, to measure what each adds (default: all).  Without
+ * TS_G2P_WORDS every character is a word of its own. */
+enum {
+	TS_G2P_WORDS = 1,  /* segmentation into the lexicon's words */
+	TS_G2P_RULES = 2,  /* context rules for the readings words leave open */
+	TS_G2P_SANDHI = 4, /* 一 and 不 */
+	TS_G2P_ALL = 7,
+};
+void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
+
+#endif

@@ -1,0 +1,207 @@
+/* lang.c - loading the language data tables (see lang.h).
+ *
+ * Bad-input policy for the tables: a line that is not "one character,
+ * TAB, one character" is an error naming the file and line, so a broken
+ * edit of a table is found at once rather than misreading a book. */
+#include "zh/lang.h"
+
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pair {
+	uint32_t from, to;
+} pair;
+
+struct ts_lang {
+	pair *look; /* sorted by from */
+	size_t nlook;
+	uint32_t look_min, look_max;
+	ts_lexicon *lex;  /* NULL when the data has no lexicon */
+	ts_rules *rules;  /* NULL when it has no rules */
+	ts_userlex *user; /* names.txt and the user's lexicons */
+};
+
+/* The shipped names lexicon must have no bad line: the first one is kept
+ * as the error. */
+typedef struct names_check {
+	char *errbuf;
+	size_t errsz;
+	int bad;
+} names_check;
+
+static void names_warn(void *ud, const char *msg)
+{
+	names_check *c = ud;
+	if (!c->bad)
+		snprintf(c->errbuf, c->errsz, "%s", msg);
+	c->bad = 1;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	uint32_t x = ((const pair *)a)->from, y = ((const pair *)b)->from;
+	return x < y ? -1 : x > y;
+}
+
+/* One code point spanning all of s[0..n), or 0. */
+static uint32_t single_char(const char *s, size_t n)
+{
+	uint32_t cp;
+	if (n == 0 || ts_utf8_decode((const unsigned char *)s, n, &cp) != (int)n)
+		return 0;
+	return cp;
+}
+
+static int load_lookalikes(ts_lang *l, const char *path, char *errbuf, size_t errsz)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? TS_ENOENT : TS_EIO;
+	}
+	char line[256];
+	size_t cap = 0;
+	int lineno = 0, rc = 0;
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		size_t n = strcspn(line, "\r\n");
+		line[n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		char *tab = strchr(line, '\t');
+		uint32_t from = tab ? single_char(line, (size_t)(tab - line)) : 0;
+		uint32_t to = tab ? single_char(tab + 1, strlen(tab + 1)) : 0;
+		if (!from || !to) {
+			snprintf(errbuf, errsz,
+			         "%s:%d: expected \"variant<TAB>standard\", one character each",
+			         path, lineno);
+			rc = TS_EINVAL;
+			break;
+		}
+		if (l->nlook == cap) {
+			cap = cap ? cap * 2 : 512;
+			pair *p = realloc(l->look, cap * sizeof *p);
+			if (!p) {
+				rc = TS_ENOMEM;
+				break;
+			}
+			l->look = p;
+		}
+		l->look[l->nlook++] = (pair){from, to};
+	}
+	fclose(f);
+	if (rc)
+		return rc;
+	if (l->nlook) {
+		qsort(l->look, l->nlook, sizeof *l->look, cmp_pair);
+		l->look_min = l->look[0].from;
+		l->look_max = l->look[l->nlook - 1].from;
+	}
+	return 0;
+}
+
+ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
+{
+	ts_lang *l = calloc(1, sizeof *l);
+	ts_buf path = {0};
+	if (!l || ts_buf_printf(&path, "%s/lookalikes.tsv", dir)) {
+		free(l);
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		return NULL;
+	}
+	int rc = load_lookalikes(l, path.data, errbuf, errsz);
+	ts_buf_clear(&path);
+	if (!rc && (rc = ts_buf_printf(&path, "%s/lexicon.bin", dir)) != 0)
+		snprintf(errbuf, errsz, "out of memory");
+	if (!rc) {
+		l->lex = ts_lexicon_open(path.data, &rc, errbuf, errsz);
+		if (rc == TS_ENOENT) /* optional: eSpeak then reads the characters */
+			rc = 0;
+	}
+	ts_buf_clear(&path);
+	if (!rc && l->lex && (rc = ts_buf_printf(&path, "%s/polyphones.txt", dir)) != 0)
+		snprintf(errbuf, errsz, "out of memory");
+	if (!rc && l->lex) {
+		l->rules = ts_rules_load(path.data, l->lex, &rc, errbuf, errsz);
+		if (rc == TS_ENOENT)
+			rc = 0;
+	}
+	ts_buf_clear(&path);
+	if (!rc && (!(l->user = ts_userlex_new(l->lex)) ||
+	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0)) {
+		rc = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+	}
+	if (!rc) {
+		names_check c = {errbuf, errsz, 0};
+		rc = ts_userlex_load(l->user, path.data, names_warn, &c, errbuf, errsz);
+		if (rc == TS_ENOENT)
+			rc = 0;
+		if (!rc && c.bad)
+			rc = TS_EINVAL;
+	}
+	ts_buf_free(&path);
+	if (rc) {
+		ts_lang_free(l);
+		*err = rc;
+		return NULL;
+	}
+	return l;
+}
+
+void ts_lang_free(ts_lang *l)
+{
+	if (!l)
+		return;
+	free(l->look);
+	ts_rules_free(l->rules);
+	ts_userlex_free(l->user);
+	ts_lexicon_free(l->lex);
+	free(l);
+}
+
+uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp)
+{
+	if (!l || l->nlook == 0 || cp < l->look_min || cp > l->look_max)
+		return 0;
+	size_t lo = 0, hi = l->nlook;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->look[mid].from < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->nlook && l->look[lo].from == cp ? l->look[lo].to : 0;
+}
+
+size_t ts_lang_lookalike_count(const ts_lang *l)
+{
+	return l ? l->nlook : 0;
+}
+
+const ts_lexicon *ts_lang_lexicon(const ts_lang *l)
+{
+	return l ? l->lex : NULL;
+}
+
+const ts_rules *ts_lang_rules(const ts_lang *l)
+{
+	return l ? l->rules : NULL;
+}
+
+const ts_userlex *ts_lang_userlex(const ts_lang *l)
+{
+	return l ? l->user : NULL;
+}
+
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
+                        size_t errsz)
+{
+	return ts_userlex_load(l->user, path, warn, ud, errbuf, errsz);
+}

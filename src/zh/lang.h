@@ -1,0 +1,58 @@
+/* lang.h - the language data a voice reads, loaded at run time from a
+ * data directory under voices/ (for Chinese: voices/zh/).
+ *
+ * lookalikes.tsv: "variant<TAB>standard" a line, # comments: characters
+ * that corrupted web text uses in place of common ones (CJK Extension A
+ * lookalikes such as 䦤 for 道), replaced before anything else reads the
+ * text.  C code only interprets the tables; the tables are data.
+ *
+ * lexicon.bin: the pronunciation lexicon (see lexicon.h), made by
+ * tools/build-lexicon.py.  Optional: without it the text goes to eSpeak as
+ * characters and eSpeak decides the readings.
+ *
+ * polyphones.txt: context rules for the readings the lexicon leaves open
+ * (see rules.h).  Read only with a lexicon; optional.
+ *
+ * names.txt: the names lexicon (people and places: 洪承畴 hong2 cheng2
+ * chou2), in the format of a user's lexicon (see userlex.h); optional.
+ * Its words, and those of the user's lexicons added with
+ * ts_lang_add_lexicon(), override everything else. */
+#ifndef TS_LANG_H
+#define TS_LANG_H
+
+#include "zh/lexicon.h"
+#include "zh/rules.h"
+#include "zh/userlex.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ts_lang ts_lang;
+
+/* Load the data in dir.  Returns NULL with *err set and a message (file
+ * and line) in errbuf on failure.  Free with ts_lang_free(). */
+ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz);
+void ts_lang_free(ts_lang *l);
+
+/* The standard character for a lookalike, or 0 when cp is not one. */
+uint32_t ts_lang_lookalike(const ts_lang *l, uint32_t cp);
+size_t ts_lang_lookalike_count(const ts_lang *l);
+
+/* The pronunciation lexicon, or NULL when the data has none.  Owned by
+ * the ts_lang. */
+const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
+
+/* The polyphone context rules, or NULL.  Owned by the ts_lang. */
+const ts_rules *ts_lang_rules(const ts_lang *l);
+
+/* The names lexicon and the user's lexicons (never NULL for a loaded
+ * lang).  Owned by the ts_lang. */
+const ts_userlex *ts_lang_userlex(const ts_lang *l);
+
+/* Add a user's lexicon file (see userlex.h): its words override the
+ * voice's.  Bad lines go to warn (may be NULL) and are skipped.  Returns
+ * 0 or TS_ENOENT, TS_EIO, TS_ENOMEM with a message in errbuf. */
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
+                        size_t errsz);
+
+#endif

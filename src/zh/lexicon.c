@@ -1,0 +1,428 @@
+/* lexicon.c - the mapped pronunciation lexicon (see lexicon.h for the
+ * format).
+ *
+ * Bad-input policy: the whole file is checked when it is opened (every
+ * offset, count, index and reading of every record), so that the lookups,
+ * which run for every character of a book, can trust it and stay simple.
+ * A file that fails a check is refused with the reason; it is never read
+ * past its end.  The checks walk each record once: a few milliseconds. */
+#include "zh/lexicon.h"
+
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER_SIZE    76
+#define FORMAT_VERSION 1
+#define CHAR_SIZE      12
+#define NO_GROUP       0xFFFFFFFFu
+
+struct ts_lexicon {
+	const unsigned char *map;
+	size_t size;
+	uint32_t nsyl, nchar, npages, nwords, max_len;
+	size_t nslots;       /* pages of 256 entries */
+	size_t nreadings;    /* u16 entries */
+	size_t ngroup_words; /* u32 entries */
+	size_t words_size;   /* bytes */
+	const unsigned char *syl_off, *syl_str, *page_dir, *pages, *chars, *cps, *readings, *groups,
+	    *words;
+	double ln_total;
+};
+
+static uint16_t rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Bytes of a word record of L characters. */
+static size_t record_size(unsigned L)
+{
+	return 2 * (L - 1) + 1 + (3 * L + 7) / 8;
+}
+
+static const unsigned char *char_rec(const ts_lexicon *lx, int ch)
+{
+	return lx->chars + (size_t)ch * CHAR_SIZE;
+}
+
+static unsigned bits_at(const unsigned char *bits, unsigned k)
+{
+	unsigned pos = 3 * k, shift = pos % 8;
+	unsigned v = bits[pos / 8] >> shift;
+	if (shift > 5)
+		v |= (unsigned)bits[pos / 8 + 1] << (8 - shift);
+	return v & 7;
+}
+
+/* Compare a record's keys with keys[0..n). */
+static int cmp_keys(const unsigned char *r, const int *keys, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		int a = rd16(r + 2 * k);
+		if (a != keys[k])
+			return a < keys[k] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* ---- checks -------------------------------------------------------- */
+
+static int bad(char *errbuf, size_t errsz, const char *path, const char *what)
+{
+	snprintf(errbuf, errsz,
+	         "%s: not a tingshu lexicon of format %d (%s); rebuild it with "
+	         "tools/build-lexicon.py",
+	         path, FORMAT_VERSION, what);
+	return TS_EINVAL;
+}
+
+/* The records of a run: keys known, in strictly ascending order, readings
+ * within each character's list. */
+static int check_words(const ts_lexicon *lx, int first, const unsigned char *run, unsigned L,
+                       uint32_t count)
+{
+	size_t rs = record_size(L);
+	for (uint32_t i = 0; i < count; i++) {
+		const unsigned char *r = run + i * rs;
+		int keys[TS_LEX_MAX_WORD];
+		keys[0] = first;
+		for (unsigned k = 1; k < L; k++) {
+			keys[k] = rd16(r + 2 * (k - 1));
+			if ((uint32_t)keys[k] >= lx->nchar)
+				return -1;
+		}
+		if (i > 0 && cmp_keys(r - rs, keys + 1, L - 1) >= 0)
+			return -1;
+		if (r[2 * (L - 1)] == 0)
+			return -1;
+		const unsigned char *bits = r + 2 * (L - 1) + 1;
+		for (unsigned k = 0; k < L; k++) {
+			unsigned v = bits_at(bits, k);
+			if (v != TS_LEX_OPEN && v >= ts_lexicon_nreadings(lx, keys[k]))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Everything the lookups rely on; 0 or a reason. */
+static const char *check(ts_lexicon *lx)
+{
+	const unsigned char *m = lx->map;
+	if (lx->size < HEADER_SIZE || memcmp(m, "TSLEX\0\0\0", 8) != 0)
+		return "bad magic";
+	if (rd32(m + 8) != FORMAT_VERSION)
+		return "other format version";
+	if (rd32(m + 12) != lx->size)
+		return "truncated";
+	lx->nsyl = rd32(m + 16);
+	lx->nchar = rd32(m + 20);
+	lx->npages = rd32(m + 24);
+	lx->nwords = rd32(m + 28);
+	uint32_t total = rd32(m + 32);
+	lx->max_len = rd32(m + 36);
+	uint32_t off[10];
+	for (int i = 0; i < 9; i++)
+		off[i] = rd32(m + 40 + 4 * i);
+	off[9] = (uint32_t)lx->size;
+	for (int i = 0; i < 9; i++)
+		if (off[i] < HEADER_SIZE || off[i] % 4 || off[i] > off[i + 1])
+			return "bad section offsets";
+	if (total == 0 || lx->nchar == 0 || lx->nchar > 0xFFFF || lx->nsyl == 0 ||
+	    lx->nsyl > 0xFFFF || lx->max_len > TS_LEX_MAX_WORD || lx->npages > 0x10000 / 256)
+		return "bad counts";
+	lx->syl_off = m + off[0];
+	lx->syl_str = m + off[1];
+	lx->page_dir = m + off[2];
+	lx->pages = m + off[3];
+	lx->chars = m + off[4];
+	lx->cps = m + off[5];
+	lx->readings = m + off[6];
+	lx->groups = m + off[7];
+	lx->words = m + off[8];
+	lx->nslots = (off[4] - off[3]) / 512;
+	lx->nreadings = (off[7] - off[6]) / 2;
+	lx->ngroup_words = (off[8] - off[7]) / 4;
+	lx->words_size = off[9] - off[8];
+	lx->ln_total = log((double)total);
+
+	if ((size_t)(lx->nsyl + 1) * 4 > off[1] - off[0])
+		return "syllable table";
+	for (uint32_t s = 0; s < lx->nsyl; s++) {
+		uint32_t a = rd32(lx->syl_off + 4 * s), b = rd32(lx->syl_off + 4 * s + 4);
+		if (a >= b || b > off[2] - off[1] || b - a > 8)
+			return "syllable table";
+	}
+	if ((size_t)lx->npages * 2 > off[3] - off[2])
+		return "page directory";
+	for (uint32_t p = 0; p < lx->npages; p++)
+		if (rd16(lx->page_dir + 2 * p) > lx->nslots)
+			return "page directory";
+	for (size_t i = 0; i < lx->nslots * 256; i++)
+		if (rd16(lx->pages + 2 * i) > lx->nchar)
+			return "pages";
+	if ((size_t)lx->nchar * CHAR_SIZE > off[5] - off[4] ||
+	    (size_t)lx->nchar * 2 > off[6] - off[5])
+		return "character table";
+	/* The page table and the code points agree, both ways. */
+	for (uint32_t c = 0; c < lx->nchar; c++)
+		if (ts_lexicon_char(lx, rd16(lx->cps + 2 * c)) != (int)c)
+			return "code points";
+	for (uint32_t c = 0; c < lx->nchar; c++) {
+		const unsigned char *r = char_rec(lx, (int)c);
+		uint32_t rd = rd32(r), first = rd & 0xFFFFFF, n = rd >> 24;
+		if (n < 1 || n > 7 || first + n > lx->nreadings || rd16(r + 8) >= lx->nchar)
+			return "character table";
+		for (uint32_t k = 0; k < n; k++)
+			if (rd16(lx->readings + 2 * (first + k)) >= lx->nsyl)
+				return "readings";
+	}
+	for (uint32_t c = 0; c < lx->nchar; c++) {
+		uint32_t g = rd32(char_rec(lx, (int)c) + 4);
+		if (g == NO_GROUP)
+			continue;
+		if (g >= lx->ngroup_words)
+			return "word groups";
+		uint32_t n = rd32(lx->groups + 4 * (size_t)g);
+		if (n > TS_LEX_MAX_WORD || (size_t)g + 1 + 2 * (size_t)n > lx->ngroup_words)
+			return "word groups";
+		unsigned prev = 1;
+		uint32_t lengths = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t e = rd32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
+			uint32_t at = rd32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
+			unsigned L = e & 0xFF;
+			uint32_t count = e >> 8;
+			if (L <= prev || L > lx->max_len || at > lx->words_size ||
+			    (uint64_t)count * record_size(L) > lx->words_size - at)
+				return "word groups";
+			prev = L;
+			lengths |= 1u << (L - 1);
+			if (check_words(lx, (int)c, lx->words + at, L, count))
+				return "word records";
+		}
+		size_t p = (size_t)g + 1 + 2 * (size_t)n;
+		if (p >= lx->ngroup_words)
+			return "word groups";
+		uint32_t np = rd32(lx->groups + 4 * p);
+		if (np > lx->nchar || p + 1 + np > lx->ngroup_words)
+			return "second characters";
+		for (uint32_t i = 0; i < np; i++) {
+			uint32_t e = rd32(lx->groups + 4 * (p + 1 + i));
+			if ((e & 0xFFFF) >= lx->nchar || (e >> 16) == 0 || (e >> 16) & ~lengths ||
+			    (i > 0 && (e & 0xFFFF) <= (rd32(lx->groups + 4 * (p + i)) & 0xFFFF)))
+				return "second characters";
+		}
+	}
+	return NULL;
+}
+
+/* ---- open and close ------------------------------------------------ */
+
+ts_lexicon *ts_lexicon_open(const char *path, int *err, char *errbuf, size_t errsz)
+{
+	ts_lexicon *lx = NULL;
+	void *map = MAP_FAILED;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = errno == ENOENT ? TS_ENOENT : TS_EIO;
+		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		*err = TS_EIO;
+		snprintf(errbuf, errsz, "%s: cannot map: %s", path,
+		         errno ? strerror(errno) : "not a regular file");
+		goto out;
+	}
+	lx = calloc(1, sizeof *lx);
+	if (!lx) {
+		*err = TS_ENOMEM;
+		snprintf(errbuf, errsz, "out of memory");
+		goto out;
+	}
+	lx->map = map;
+	lx->size = (size_t)st.st_size;
+	map = MAP_FAILED; /* owned by lx now */
+	const char *why = check(lx);
+	if (why) {
+		*err = bad(errbuf, errsz, path, why);
+		ts_lexicon_free(lx);
+		lx = NULL;
+	}
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	return lx;
+}
+
+void ts_lexicon_free(ts_lexicon *lx)
+{
+	if (!lx)
+		return;
+	munmap((void *)lx->map, lx->size);
+	free(lx);
+}
+
+/* ---- lookups ------------------------------------------------------- */
+
+int ts_lexicon_char(const ts_lexicon *lx, uint32_t cp)
+{
+	uint32_t p = cp >> 8;
+	if (p >= lx->npages)
+		return -1;
+	unsigned slot = rd16(lx->page_dir + 2 * p);
+	if (!slot)
+		return -1;
+	return (int)rd16(lx->pages + 2 * ((size_t)(slot - 1) * 256 + (cp & 0xFF))) - 1;
+}
+
+uint32_t ts_lexicon_cp(const ts_lexicon *lx, int ch)
+{
+	return rd16(lx->cps + 2 * (size_t)ch);
+}
+
+int ts_lexicon_key(const ts_lexicon *lx, int ch)
+{
+	return rd16(char_rec(lx, ch) + 8);
+}
+
+unsigned ts_lexicon_nreadings(const ts_lexicon *lx, int ch)
+{
+	return rd32(char_rec(lx, ch)) >> 24;
+}
+
+unsigned ts_lexicon_reading(const ts_lexicon *lx, int ch, unsigned k)
+{
+	uint32_t rd = rd32(char_rec(lx, ch));
+	if (k >= rd >> 24)
+		k = 0;
+	return rd16(lx->readings + 2 * ((rd & 0xFFFFFF) + k));
+}
+
+const char *ts_lexicon_syllable(const ts_lexicon *lx, unsigned syl, size_t *len)
+{
+	if (syl >= lx->nsyl) {
+		*len = 0;
+		return "";
+	}
+	uint32_t a = rd32(lx->syl_off + 4 * syl), b = rd32(lx->syl_off + 4 * syl + 4);
+	*len = b - a;
+	return (const char *)lx->syl_str + a;
+}
+
+int ts_lexicon_find_syllable(const ts_lexicon *lx, const char *s, size_t n)
+{
+	/* Linear: used when reading user lexicons, never per character. */
+	for (uint32_t i = 0; i < lx->nsyl; i++) {
+		size_t len;
+		const char *t = ts_lexicon_syllable(lx, i, &len);
+		if (len == n && memcmp(t, s, n) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+double ts_lexicon_char_logp(const ts_lexicon *lx, int ch)
+{
+	unsigned q = char_rec(lx, ch)[10];
+	return q ? (q - 1) / 16.0 - lx->ln_total : -lx->ln_total;
+}
+
+double ts_lexicon_unknown_logp(const ts_lexicon *lx)
+{
+	return -lx->ln_total;
+}
+
+unsigned ts_lexicon_max_len(const ts_lexicon *lx)
+{
+	return lx->max_len;
+}
+
+size_t ts_lexicon_match(const ts_lexicon *lx, const int *keys, size_t n, ts_lexmatch *out,
+                        size_t max)
+{
+	if (n < 2 || keys[0] < 0 || max == 0)
+		return 0;
+	uint32_t g = rd32(char_rec(lx, keys[0]) + 4);
+	if (g == NO_GROUP)
+		return 0;
+	/* Only the characters the lexicon knows can be part of a word. */
+	size_t known = 1;
+	while (known < n && known < lx->max_len && keys[known] >= 0)
+		known++;
+	if (known < 2)
+		return 0;
+	const unsigned char *grp = lx->groups + 4 * (size_t)g;
+	uint32_t ng = rd32(grp);
+	/* The lengths of the words that start with these two characters. */
+	const unsigned char *pairs = grp + 4 + 8 * (size_t)ng;
+	size_t lo = 0, hi = rd32(pairs);
+	uint32_t lengths = 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t e = rd32(pairs + 4 + 4 * mid);
+		int k2 = (int)(e & 0xFFFF);
+		if (k2 == keys[1]) {
+			lengths = e >> 16;
+			break;
+		}
+		if (k2 < keys[1])
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	lengths &= known >= 16 ? 0xFFFFu : (1u << known) - 1;
+	size_t found = 0;
+	for (uint32_t i = 0; i < ng && found < max && lengths; i++) {
+		uint32_t e = rd32(grp + 4 + 8 * i);
+		unsigned L = e & 0xFF;
+		if (!(lengths & 1u << (L - 1)))
+			continue;
+		lengths &= ~(1u << (L - 1));
+		size_t rs = record_size(L);
+		const unsigned char *run = lx->words + rd32(grp + 8 + 8 * i);
+		lo = 0;
+		hi = e >> 8;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = cmp_keys(run + mid * rs, keys + 1, L - 1);
+			if (c == 0) {
+				const unsigned char *r = run + mid * rs;
+				out[found].len = L;
+				out[found].logp = (r[2 * (L - 1)] - 1) / 16.0 - lx->ln_total;
+				out[found].bits = r + 2 * (L - 1) + 1;
+				found++;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return found;
+}
+
+unsigned ts_lexmatch_reading(const ts_lexmatch *m, unsigned k)
+{
+	return k < m->len ? bits_at(m->bits, k) : TS_LEX_OPEN;
+}

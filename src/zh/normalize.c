@@ -1,0 +1,1036 @@
+/* normalize.c - numbers, symbols, lookalikes and acronyms (see normalize.h).
+ *
+ * The text of a piece is decoded into code points (lookalikes repaired on
+ * the way), then scanned once: a number is read together with what stands
+ * around it (a sign or currency before it; a unit, %, a range, a date or
+ * clock separator after it; 第, 年, a measure word, a code keyword near
+ * it), because that decides how a narrator says it.  Every rule below is a
+ * table or a small function named for the reading it makes.
+ *
+ * Bad-input policy: characters eSpeak would misread badly (Han beyond the
+ * BMP, which it reads as the digits of their code point; kana, hangul and
+ * Cyrillic, which it names as "Japanese letter" and the like; emoji and
+ * private-use characters, which it skips) are removed and counted, and
+ * CJK Extension A characters that are not known lookalikes are kept and
+ * counted, so that the caller can warn about them once per chapter.
+ * Nothing else is dropped: a symbol with no reading is passed on. */
+#include "zh/normalize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOLD_MAX     64 /* longest number-like tail held for the next piece */
+#define CONTEXT      16 /* characters of context kept on each side of a cut */
+#define MAX_COUNTED  64 /* distinct unreadable characters remembered */
+#define MAX_CARDINAL 16 /* longer digit strings are read digit by digit */
+
+typedef struct counted {
+	uint32_t cp;
+	size_t n;
+} counted;
+
+struct ts_normalizer {
+	const ts_lang *lang;
+	ts_buf hold;            /* tail of the previous piece, not yet read */
+	uint32_t left[CONTEXT]; /* what came before it, for look-behind only */
+	size_t nleft;
+	size_t hold_counted; /* held characters already counted as unreadable */
+	ts_buf in;           /* hold + piece */
+	uint32_t *c;         /* decoded code points */
+	size_t cap;
+	counted seen[MAX_COUNTED];
+	size_t nseen, others;
+};
+
+ts_normalizer *ts_normalizer_new(const ts_lang *lang)
+{
+	ts_normalizer *n = calloc(1, sizeof *n);
+	if (n)
+		n->lang = lang;
+	return n;
+}
+
+void ts_normalizer_free(ts_normalizer *n)
+{
+	if (!n)
+		return;
+	ts_buf_free(&n->hold);
+	ts_buf_free(&n->in);
+	free(n->c);
+	free(n);
+}
+
+/* ---- tables ------------------------------------------------------- */
+
+/* clang-format off */
+
+static const char *const digit_names[] = {"零", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
+
+/* Measure words and magnitudes after which 2 is read 两 (两个, 两万). */
+static const char *const liang_measures[] = {
+    "个", "只", "本", "位", "次", "天", "年", "人", "名", "件", "条", "张", "块", "元", "斤",
+    "里", "米", "岁", "头", "匹", "辆", "架", "台", "部", "家", "所", "座", "间", "份", "种",
+    "样", "句", "声", "下", "回", "遍", "趟", "顿", "场", "封", "把", "双", "对", "套", "杯",
+    "碗", "瓶", "盒", "包", "箱", "篇", "首", "页", "队", "组", "排", "群", "批", "倍", "成",
+    "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万", "亿", "千", "百",
+    "片", "颗", "粒", "根", "支", "枝", "棵", "朵", "顶", "扇", "道", "面", "艘", "柄", "枚",
+    "具", "尊", "幅", "门", "项", "笔", "辈", "代", "口", "勺", "盘", "桌", "锅", "步", "拳",
+    "脚", "刀", "枪", "眼", "圈", "段", "章", "季", "秒", "分", "毛", "角", "两", "升", "亩",
+    "尺", "寸", "丈", "里地", "袋", "串", "堆", "滴", "层", "所", "户", "员", "股", "发", "辆",
+    "位数", "英里", "公顷", "厅", "室", "卫", "居", "房", "床", NULL};
+
+/* Words after which a number is a label, never 两 (二月, 二号, 二楼). */
+static const char *const label_words[] = {"月", "日", "号", "楼", "班", "路", "届", "期", "级",
+                                          "栋", "单元", "排", "版", "区", NULL};
+
+/* Words after a number that make it a service number read digit by digit
+ * (110报警, 120急救). */
+static const char *const hotline_words[] = {"报警", "急救", "火警", "热线", "电话", "求助", "查号",
+                                            NULL};
+
+/* Words before a number that make it a code read digit by digit. */
+static const char *const code_words[] = {
+    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号", "帐号", "密码", "工号", "学号",
+    "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ", "qq", "ID", "No.", "NO.",
+    "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
+
+/* Words before a number of years that make it a duration (守了15年, 近2000年). */
+static const char *const duration_words[] = {"了", "过", "近", "约", "共", "整整", "足足", "长达",
+                                             "历时", "经过", "用了", "花了", "多", "每", "几",
+                                             "这", "那", "将近", "大约", "差不多",
+                                             "有", "满", "余", "达", NULL};
+
+typedef struct unit {
+	const char *sym;
+	const char *word;
+} unit;
+
+/* Units after a number; the longest match wins, and a Latin unit must
+ * not be followed by another Latin letter (5min is not 5m + in). */
+static const unit units[] = {
+    {"km/h", "公里每小时"}, {"m/s", "米每秒"},     {"km²", "平方公里"}, {"km2", "平方公里"},
+    {"cm²", "平方厘米"},    {"m²", "平方米"},      {"m³", "立方米"},    {"cm³", "立方厘米"},
+    {"kWh", "千瓦时"},      {"mAh", "毫安时"},     {"kHz", "千赫兹"},   {"MHz", "兆赫兹"},
+    {"GHz", "吉赫兹"},      {"Hz", "赫兹"},        {"kg", "公斤"},      {"Kg", "公斤"},
+    {"KG", "公斤"},         {"mg", "毫克"},        {"g", "克"},         {"km", "公里"},
+    {"KM", "公里"},         {"cm", "厘米"},        {"mm", "毫米"},      {"nm", "纳米"},
+    {"μm", "微米"},         {"m", "米"},           {"ml", "毫升"},      {"mL", "毫升"},
+    {"L", "升"},            {"kW", "千瓦"},        {"W", "瓦"},         {"kV", "千伏"},
+    {"V", "伏"},            {"mA", "毫安"},        {"h", "小时"},       {"min", "分钟"},
+    {"ms", "毫秒"},         {"s", "秒"},           {"t", "吨"},         {"lb", "磅"},
+    {"lbs", "磅"},          {"oz", "盎司"},        {"ft", "英尺"},      {"mph", "英里每小时"},
+    {"°C", "摄氏度"},       {"℃", "摄氏度"},       {"°F", "华氏度"},    {"℉", "华氏度"},
+    {"°", "度"},            {"㎞", "公里"},        {"㎏", "公斤"},      {"㎝", "厘米"},
+    {"㎜", "毫米"},         {"㎎", "毫克"},        {"㎖", "毫升"},      {"㎡", "平方米"},
+    {"㎥", "立方米"},       {"㏄", "毫升"},        {"cc", "毫升"},      {"mmHg", "毫米汞柱"},
+};
+
+/* Currency signs before an amount, and the word said after it. */
+static const unit currencies[] = {
+    {"HK$", "港元"}, {"US$", "美元"}, {"NT$", "新台币"}, {"RMB", "元"}, {"￥", "元"},
+    {"¥", "元"},     {"$", "美元"},   {"€", "欧元"},     {"£", "英镑"}, {"₩", "韩元"},
+};
+
+/* Operators between two numbers. */
+static const unit operators[] = {
+    {"+", "加"},   {"＋", "加"},   {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
+    {"＝", "等于"}, {"≈", "约等于"}, {"≠", "不等于"}, {"≥", "大于等于"}, {"≤", "小于等于"},
+    {">", "大于"}, {"<", "小于"},   {"＞", "大于"},   {"＜", "小于"},     {"*", "乘以"},
+};
+
+/* Symbols on their own (not part of a number expression), which eSpeak
+ * would otherwise name in English ("slash", "tilde", "asterisk"). */
+static const unit symbols[] = {
+    {"&", "和"},  {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
+    {"%", "百分号"}, {"#", ""}, {"＃", ""},  {"*", ""},  {"＊", ""},  {"~", ""},  {"～", ""},
+    {"\\", ""}, {"|", ""},   {"^", ""},     {"_", ""},
+};
+
+/* After '/', these make it 每 (次/分, 元/斤); otherwise 或 (他/她). */
+static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "日", "周", "月", "年",
+                                        "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
+                                        "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
+
+/* clang-format on */
+
+/* ---- character classes ------------------------------------------- */
+
+static int is_digit(uint32_t c)
+{
+	return c >= '0' && c <= '9';
+}
+static int is_latin(uint32_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+static int is_upper(uint32_t c)
+{
+	return c >= 'A' && c <= 'Z';
+}
+static int is_range_mark(uint32_t c)
+{
+	return c == '-' || c == '~' || c == 0xFF5E /* ～ */ || c == 0x2014 /* — */ ||
+	       c == 0x2013 /* – */ || c == 0x301C /* 〜 */ || c == 0xFF0D /* － */;
+}
+static int is_minus(uint32_t c)
+{
+	return c == '-' || c == 0x2212 || c == 0xFF0D;
+}
+static int is_colon(uint32_t c)
+{
+	return c == ':' || c == 0xFF1A;
+}
+
+/* Characters eSpeak reads so badly that they are removed (and counted). */
+static int is_misread(uint32_t c)
+{
+	return (c >= 0x20000 && c <= 0x3134F) || /* Han beyond the BMP */
+	       (c >= 0x3040 && c <= 0x30FF) ||   /* kana */
+	       (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) ||
+	       (c >= 0xAC00 && c <= 0xD7AF) ||               /* hangul */
+	       (c >= 0x0400 && c <= 0x04FF) ||               /* Cyrillic */
+	       (c >= 0x1F000 && c <= 0x1FAFF) ||             /* emoji, pictographs */
+	       (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; /* private use */
+}
+
+static void count_char(ts_normalizer *n, uint32_t cp)
+{
+	for (size_t i = 0; i < n->nseen; i++) {
+		if (n->seen[i].cp == cp) {
+			n->seen[i].n++;
+			return;
+		}
+	}
+	if (n->nseen < MAX_COUNTED)
+		n->seen[n->nseen++] = (counted){cp, 1};
+	else
+		n->others++;
+}
+
+size_t ts_normalizer_unreadable(const ts_normalizer *n, ts_buf *out)
+{
+	size_t total = n->others;
+	for (size_t i = 0; i < n->nseen; i++) {
+		char u[5];
+		int k = ts_utf8_encode(n->seen[i].cp, u);
+		ts_buf_printf(out, "%s%.*s (U+%04X) ×%zu", i ? ", " : "", k, u,
+		              (unsigned)n->seen[i].cp, n->seen[i].n);
+		total += n->seen[i].n;
+	}
+	if (n->others)
+		ts_buf_printf(out, " and %zu more", n->others);
+	return total;
+}
+
+void ts_normalizer_reset_counts(ts_normalizer *n)
+{
+	n->nseen = 0;
+	n->others = 0;
+}
+
+/* ---- reading numbers ---------------------------------------------- */
+
+static int put(ts_buf *o, const char *s)
+{
+	return ts_buf_append(o, s, strlen(s));
+}
+
+/* 0-9999 as 千百十个, with one 零 for each run of inner zeros. */
+static void read_group(int g, ts_buf *o)
+{
+	static const char *const pos[] = {"千", "百", "十", ""};
+	int d[4] = {g / 1000, g / 100 % 10, g / 10 % 10, g % 10};
+	int started = 0, zero = 0;
+	for (int i = 0; i < 4; i++) {
+		if (d[i] == 0) {
+			zero = started;
+			continue;
+		}
+		if (zero)
+			put(o, "零");
+		zero = 0;
+		started = 1;
+		put(o, digit_names[d[i]]);
+		put(o, pos[i]);
+	}
+}
+
+int ts_read_cardinal(const char *digits, size_t n, ts_buf *o)
+{
+	static const char *const mags[] = {"", "万", "亿", "万亿"};
+	while (n > 1 && *digits == '0')
+		digits++, n--;
+	if (n > MAX_CARDINAL)
+		return TS_EINVAL;
+	if (n == 1 && *digits == '0')
+		return put(o, "零");
+	/* Groups of four digits from the right: 个, 万, 亿, 万亿. */
+	int groups[4] = {0};
+	int ng = 0;
+	for (size_t end = n; end > 0 && ng < 4; ng++) {
+		size_t start = end >= 4 ? end - 4 : 0;
+		int g = 0;
+		for (size_t i = start; i < end; i++)
+			g = g * 10 + (digits[i] - '0');
+		groups[ng] = g;
+		end = start;
+	}
+	size_t mark = o->len;
+	int any = 0, gap = 0;
+	for (int i = ng - 1; i >= 0; i--) {
+		int g = groups[i];
+		if (g == 0) {
+			gap = any;
+			continue;
+		}
+		if (any && (gap || g < 1000))
+			put(o, "零");
+		gap = 0;
+		read_group(g, o);
+		put(o, mags[i]);
+		any = 1;
+	}
+	/* 一十五 -> 十五, 一十五万 -> 十五万: only at the very start. */
+	if (o->len - mark >= 6 && memcmp(o->data + mark, "一十", 6) == 0) {
+		memmove(o->data + mark, o->data + mark + 3, o->len - mark - 3);
+		o->len -= 3;
+		o->data[o->len] = '\0';
+	}
+	return 0;
+}
+
+/* 二 at the start of a reading becomes 两 before a magnitude or alone. */
+static void use_liang(ts_buf *o, size_t mark)
+{
+	const char *p = o->data + mark;
+	size_t n = o->len - mark;
+	if (n < 3 || memcmp(p, "二", 3) != 0)
+		return;
+	if (n == 3 || (n >= 6 && (memcmp(p + 3, "千", 3) == 0 || memcmp(p + 3, "万", 3) == 0 ||
+	                          memcmp(p + 3, "亿", 3) == 0 || memcmp(p + 3, "百", 3) == 0)))
+		memcpy(o->data + mark, "两", 3);
+}
+
+static void read_digits(const char *d, size_t n, ts_buf *o)
+{
+	for (size_t i = 0; i < n; i++)
+		put(o, digit_names[d[i] - '0']);
+}
+
+/* A number as written: its digits (thousands separators removed) and
+ * where it stands in the code point array. */
+typedef struct num {
+	size_t s, e; /* [s, e) in the code points */
+	char ip[40]; /* integer digits */
+	size_t ni;
+	char fp[40]; /* fraction digits */
+	size_t nf;
+	int commas; /* written with thousands separators */
+	int frac;   /* has a decimal point */
+} num;
+
+static size_t digits_at(const uint32_t *c, size_t m, size_t k)
+{
+	size_t n = 0;
+	while (k + n < m && is_digit(c[k + n]))
+		n++;
+	return n;
+}
+
+/* Parse digits, optional ,ddd groups, optional .digits at k.  Returns 0
+ * when there is no digit at k. */
+static int parse_num(const uint32_t *c, size_t m, size_t k, num *x)
+{
+	memset(x, 0, sizeof *x);
+	x->s = k;
+	size_t n = digits_at(c, m, k);
+	if (n == 0)
+		return 0;
+	if (n > sizeof x->ip - 1)
+		n = sizeof x->ip - 1; /* the digits after are another number */
+	size_t i = k;
+	for (; i < k + n; i++)
+		if (x->ni < sizeof x->ip - 1)
+			x->ip[x->ni++] = (char)c[i];
+	/* 1,234,567: groups of exactly three after a first group of 1-3. */
+	while (n <= 3 && i + 3 < m && c[i] == ',' && digits_at(c, m, i + 1) == 3 &&
+	       x->ni < sizeof x->ip - 4) {
+		for (size_t j = i + 1; j < i + 4; j++)
+			x->ip[x->ni++] = (char)c[j];
+		i += 4;
+		x->commas = 1;
+	}
+	if (i + 1 < m && (c[i] == '.' || c[i] == 0xFF0E) && is_digit(c[i + 1])) {
+		x->frac = 1;
+		i++;
+		while (i < m && is_digit(c[i]) && x->nf < sizeof x->fp - 1)
+			x->fp[x->nf++] = (char)c[i++];
+	}
+	x->ip[x->ni] = x->fp[x->nf] = '\0';
+	x->e = i;
+	return 1;
+}
+
+/* How an integer is said. */
+typedef enum style { CARD, CARD_LIANG, DIGITS } style;
+
+static void read_num(const num *x, style st, ts_buf *o)
+{
+	size_t mark = o->len;
+	if (st == DIGITS || x->ni > MAX_CARDINAL)
+		read_digits(x->ip, x->ni, o);
+	else
+		ts_read_cardinal(x->ip, x->ni, o);
+	if (x->frac) {
+		put(o, "点");
+		read_digits(x->fp, x->nf, o);
+	} else if (st == CARD_LIANG) {
+		use_liang(o, mark);
+	}
+}
+
+/* Does the UTF-8 word w stand in c at k? */
+static int word_at(const uint32_t *c, size_t m, size_t k, const char *w)
+{
+	const unsigned char *p = (const unsigned char *)w;
+	size_t len = strlen(w);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		int n = ts_utf8_decode(p + i, len - i, &cp);
+		if (n <= 0 || k >= m || c[k] != cp)
+			return 0;
+		i += (size_t)n;
+		k++;
+	}
+	return 1;
+}
+
+static size_t word_len(const char *w)
+{
+	return ts_utf8_count(w, strlen(w));
+}
+
+/* Does w end just before k (ignoring one space)? */
+static int word_before(const uint32_t *c, size_t k, const char *w)
+{
+	size_t len = word_len(w);
+	if (k > 0 && c[k - 1] == ' ')
+		k--;
+	return k >= len && word_at(c, k, k - len, w);
+}
+
+static const char *match_list(const uint32_t *c, size_t m, size_t k, const char *const *list)
+{
+	const char *best = NULL;
+	for (; *list; list++)
+		if (word_at(c, m, k, *list) && (!best || word_len(*list) > word_len(best)))
+			best = *list;
+	return best;
+}
+
+/* Longest table entry at k; for Latin symbols, not followed by a letter. */
+static const unit *match_unit(const uint32_t *c, size_t m, size_t k, const unit *t, size_t nt)
+{
+	const unit *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < nt; i++) {
+		size_t len = word_len(t[i].sym);
+		if (len <= best_len || !word_at(c, m, k, t[i].sym))
+			continue;
+		if (is_latin(c[k + len - 1]) && k + len < m && is_latin(c[k + len]))
+			continue;
+		best = &t[i];
+		best_len = len;
+	}
+	return best;
+}
+
+/* Is a code keyword within a few characters before k? */
+static int code_context(const uint32_t *c, size_t k)
+{
+	for (const char *const *w = code_words; *w; w++) {
+		size_t len = word_len(*w);
+		for (size_t back = 0; back <= 3 && back + len <= k; back++)
+			if (word_at(c, k, k - back - len, *w))
+				return 1;
+	}
+	return 0;
+}
+
+/* The style of integer x from what stands around it; after points at the
+ * first character after the whole number expression. */
+static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
+{
+	size_t k = after < m && c[after] == ' ' ? after + 1 : after;
+	/* 2000多年, 30余人: an approximate amount, so a duration or a count. */
+	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ ||
+	                       c[k] == 0x6765 /* 来 */);
+	if (approx)
+		k++;
+	if (x->ni > MAX_CARDINAL)
+		return DIGITS;
+	if (x->ni > 1 && x->ip[0] == '0' && !x->commas)
+		return DIGITS;
+	if (x->s > 0 && word_before(c, x->s, "第"))
+		return CARD;
+	/* An enumeration (第1、2章, 1、2、3) counts, it does not measure. */
+	if ((x->s > 0 && c[x->s - 1] == 0x3001) || (after < m && c[after] == 0x3001))
+		return CARD;
+	/* 1米75: the centimetres of a height, said digit by digit. */
+	if (x->s > 1 && c[x->s - 1] == 0x7C73 /* 米 */ && is_digit(c[x->s - 2]) && !x->frac)
+		return DIGITS;
+	/* 90年代 -> 九十年代 but 1990年代 -> 一九九零年代; 80后 -> 八零后. */
+	if (word_at(c, m, k, "年代"))
+		return x->ni == 2 ? CARD : DIGITS;
+	if (x->ni == 2 && word_at(c, m, k, "后") && !x->frac)
+		return DIGITS;
+	if (match_list(c, m, k, hotline_words))
+		return DIGITS;
+	if (word_at(c, m, k, "年") && !word_at(c, m, k, "年级")) {
+		if (word_before(c, x->s, "公元") || word_before(c, x->s, "公元前"))
+			return DIGITS;
+		/* 1000年前 is a thousand years ago; 1949年前 is before 1949. */
+		int round = x->ni == 4 && memcmp(x->ip + 2, "00", 2) == 0;
+		if (round && (word_at(c, m, k, "年前") || word_at(c, m, k, "年后") ||
+		              word_at(c, m, k, "年来") || word_at(c, m, k, "年间")))
+			return CARD_LIANG;
+		if (x->ni == 4 && !approx) {
+			for (const char *const *w = duration_words; *w; w++)
+				if (word_before(c, x->s, *w))
+					return CARD_LIANG;
+			return DIGITS;
+		}
+		return CARD_LIANG;
+	}
+	if (match_list(c, m, k, label_words))
+		return CARD;
+	if (code_context(c, x->s))
+		return DIGITS;
+	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
+	 * 007 digit by digit. */
+	if ((x->s > 0 && is_latin(c[x->s - 1])) || (after < m && is_latin(c[after])))
+		return x->ni <= 2 ? CARD : DIGITS;
+	if (match_list(c, m, k, liang_measures))
+		return CARD_LIANG;
+	if (x->commas || x->ni < 7)
+		return CARD;
+	/* Seven digits and more with no measure word: a code (phone, ID),
+	 * unless it is a round amount like 100000000. */
+	if (x->ni == 11 && x->ip[0] == '1' && x->ip[1] >= '3')
+		return DIGITS; /* a mobile number */
+	size_t zeros = 0;
+	while (zeros < x->ni && x->ip[x->ni - 1 - zeros] == '0')
+		zeros++;
+	return zeros * 2 >= x->ni ? CARD : DIGITS;
+}
+
+/* Output of a number expression; returns the index after it. */
+typedef struct reader {
+	const uint32_t *c;
+	size_t m;
+	ts_buf *o;
+} reader;
+
+/* A date written 2024-03-05, 2024/3/5 or 2024.3.5. */
+static size_t read_date(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	if (digits_at(c, m, k) != 4 || k + 4 >= m)
+		return 0;
+	uint32_t sep = c[k + 4];
+	if (sep != '-' && sep != '/' && sep != '.')
+		return 0;
+	size_t mlen = digits_at(c, m, k + 5);
+	if (mlen < 1 || mlen > 2 || k + 5 + mlen >= m || c[k + 5 + mlen] != sep)
+		return 0;
+	size_t d0 = k + 6 + mlen, dlen = digits_at(c, m, d0);
+	if (dlen < 1 || dlen > 2 ||
+	    (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
+		return 0;
+	int month = 0, day = 0;
+	for (size_t i = 0; i < mlen; i++)
+		month = month * 10 + (int)(c[k + 5 + i] - '0');
+	for (size_t i = 0; i < dlen; i++)
+		day = day * 10 + (int)(c[d0 + i] - '0');
+	if (month < 1 || month > 12 || day < 1 || day > 31)
+		return 0;
+	char y[4] = {(char)c[k], (char)c[k + 1], (char)c[k + 2], (char)c[k + 3]};
+	read_digits(y, 4, r->o);
+	put(r->o, "年");
+	char b[16];
+	snprintf(b, sizeof b, "%d", month);
+	ts_read_cardinal(b, strlen(b), r->o);
+	put(r->o, "月");
+	snprintf(b, sizeof b, "%d", day);
+	ts_read_cardinal(b, strlen(b), r->o);
+	size_t end = d0 + dlen;
+	if (!(end < m && (c[end] == 0x65E5 /* 日 */ || c[end] == 0x53F7 /* 号 */)))
+		put(r->o, "日");
+	return end;
+}
+
+/* 9:05 -> 九点零五分; 12:30:45 -> 十二点三十分四十五秒; 3:1 -> 三比一. */
+static size_t read_colon(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	size_t h = digits_at(c, m, k);
+	if (h < 1 || k + h + 1 >= m || !is_colon(c[k + h]) || !is_digit(c[k + h + 1]))
+		return 0;
+	size_t m0 = k + h + 1, mm = digits_at(c, m, m0);
+	int hour = 0, min = 0, sec = -1;
+	for (size_t i = 0; i < h && i < 3; i++)
+		hour = hour * 10 + (int)(c[k + i] - '0');
+	for (size_t i = 0; i < mm && i < 3; i++)
+		min = min * 10 + (int)(c[m0 + i] - '0');
+	size_t end = m0 + mm;
+	if (end + 2 < m && is_colon(c[end]) && digits_at(c, m, end + 1) == 2 &&
+	    !(end + 3 < m && is_digit(c[end + 3]))) {
+		sec = (int)(c[end + 1] - '0') * 10 + (int)(c[end + 2] - '0');
+		if (sec > 59)
+			sec = -1;
+	}
+	int clock = h <= 2 && mm == 2 && hour <= 24 && min <= 59 && !word_before(c, k, "比分");
+	char b[16];
+	if (clock) {
+		size_t mark = r->o->len;
+		snprintf(b, sizeof b, "%d", hour);
+		ts_read_cardinal(b, strlen(b), r->o);
+		use_liang(r->o, mark);
+		put(r->o, "点");
+		if (min > 0 || sec >= 0) {
+			if (min < 10)
+				put(r->o, "零");
+			snprintf(b, sizeof b, "%d", min);
+			ts_read_cardinal(b, strlen(b), r->o);
+			put(r->o, "分");
+		}
+		if (sec >= 0) {
+			if (sec < 10)
+				put(r->o, "零");
+			snprintf(b, sizeof b, "%d", sec);
+			ts_read_cardinal(b, strlen(b), r->o);
+			put(r->o, "秒");
+			end += 3;
+		}
+		return end;
+	}
+	/* A score or ratio: each side as a cardinal. */
+	num a, b2;
+	parse_num(c, m, k, &a);
+	parse_num(c, m, m0, &b2);
+	read_num(&a, a.ni > MAX_CARDINAL ? DIGITS : CARD, r->o);
+	put(r->o, "比");
+	read_num(&b2, b2.ni > MAX_CARDINAL ? DIGITS : CARD, r->o);
+	return b2.e;
+}
+
+/* Phone numbers and other codes written in groups: 138-1234-5678,
+ * 010-12345678.  Read digit by digit, a pause (space) between groups. */
+static size_t read_code_groups(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	size_t groups = 0, total = 0, i = k, first = digits_at(c, m, k);
+	while (i < m) {
+		size_t n = digits_at(c, m, i);
+		if (n == 0)
+			break;
+		groups++;
+		total += n;
+		i += n;
+		if (i + 1 < m && c[i] == '-' && is_digit(c[i + 1]))
+			i++;
+		else
+			break;
+	}
+	int area = groups == 2 && c[k] == '0' && first >= 3 && first <= 4 && total >= 10;
+	if (!(groups >= 3 && total >= 7) && !area)
+		return 0;
+	for (size_t j = k; j < i; j++) {
+		if (c[j] == '-')
+			put(r->o, " ");
+		else
+			put(r->o, digit_names[c[j] - '0']);
+	}
+	return i;
+}
+
+/* 1.2.3 or 192.168.1.1: parts joined by 点, each digit by digit. */
+static size_t read_dotted(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, i = k, parts = 0;
+	while (i < m) {
+		size_t n = digits_at(c, m, i);
+		if (n == 0)
+			break;
+		parts++;
+		i += n;
+		if (i + 1 < m && c[i] == '.' && is_digit(c[i + 1]))
+			i++;
+		else
+			break;
+	}
+	if (parts < 3)
+		return 0;
+	for (size_t j = k; j < i; j++)
+		put(r->o, c[j] == '.' ? "点" : digit_names[c[j] - '0']);
+	return i;
+}
+
+static size_t read_number(const reader *r, size_t k);
+
+/* After a number at [x.s, x.e): %, ‰, a fraction, a range, a unit. */
+static size_t read_number_at(const reader *r, size_t k, const char *sign)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	size_t end;
+	if (!sign) {
+		if ((end = read_date(r, k)) || (end = read_colon(r, k)) ||
+		    (end = read_code_groups(r, k)) || (end = read_dotted(r, k)))
+			return end;
+	}
+	num x;
+	parse_num(c, m, k, &x);
+	size_t j = x.e;
+
+	/* Percent and per mille: 百分之 before the number. */
+	if (j < m && (c[j] == '%' || c[j] == 0xFF05 || c[j] == 0x2030)) {
+		if (sign)
+			put(r->o, sign);
+		put(r->o, c[j] == 0x2030 ? "千分之" : "百分之");
+		if (!x.frac && strcmp(x.ip, "100") == 0 && c[j] != 0x2030)
+			put(r->o, "百");
+		else
+			read_num(&x, CARD, r->o);
+		j++;
+		/* 3%-5% or 3%~5% */
+		if (j + 1 < m && is_range_mark(c[j]) && is_digit(c[j + 1])) {
+			put(r->o, "到");
+			return read_number(r, j + 1);
+		}
+		return j;
+	}
+
+	/* A fraction: 3/4 -> 四分之三. */
+	if (!x.frac && j + 1 < m && c[j] == '/' && is_digit(c[j + 1])) {
+		num d;
+		parse_num(c, m, j + 1, &d);
+		if (!d.frac && !(d.e < m && (c[d.e] == '/' || is_latin(c[d.e])))) {
+			if (sign)
+				put(r->o, sign);
+			if (strspn(d.ip, "0") == d.ni) {
+				read_num(&x, CARD, r->o);
+				put(r->o, "除以零");
+			} else {
+				read_num(&d, CARD, r->o);
+				put(r->o, "分之");
+				read_num(&x, CARD, r->o);
+			}
+			return d.e;
+		}
+	}
+
+	/* A range: 3-5天, 3~5, 3—5; the unit after the second number
+	 * decides how both are said (两到三个).  5 - 3 with spaces, or
+	 * followed by =, is a subtraction. */
+	size_t rj = j;
+	if (rj + 1 < m && is_range_mark(c[rj]) &&
+	    (is_digit(c[rj + 1]) || (rj + 2 < m && is_minus(c[rj + 1]) && is_digit(c[rj + 2])))) {
+		num y;
+		size_t ys = is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
+		parse_num(c, m, ys, &y);
+		size_t after = y.e;
+		int minus = is_minus(c[rj]) && after < m &&
+		            (c[after] == '=' || c[after] == 0xFF1D ||
+		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+		/* 2022-2023赛季: a span of years, both digit by digit; but
+		 * 1000-2000元 is an amount. */
+		int years = !minus && !sign && !x.frac && !y.frac && x.ni == 4 && y.ni == 4 &&
+		            x.ip[0] >= '1' && x.ip[0] <= '2' && y.ip[0] >= '1' && y.ip[0] <= '2' &&
+		            strcmp(y.ip, x.ip) > 0;
+		if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
+		    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
+			years = !(after < m &&
+			          (match_list(c, m, after, liang_measures) ||
+			           match_unit(c, m, after, units, sizeof units / sizeof units[0]) ||
+			           c[after] == '%')) &&
+			        memcmp(x.ip + 2, "00", 2) != 0 && memcmp(y.ip + 2, "00", 2) != 0;
+		if (years) {
+			read_digits(x.ip, 4, r->o);
+			put(r->o, "到");
+			read_digits(y.ip, 4, r->o);
+			return after;
+		}
+		if (!minus) {
+			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
+			if (sign)
+				put(r->o, sign);
+			if (pct)
+				put(r->o, "百分之");
+			read_num(&x, pct ? CARD : int_style(c, m, &x, after), r->o);
+			put(r->o, "到");
+			return read_number(r, rj + 1);
+		}
+	}
+
+	/* A unit: 5kg, 3.5 km, 37℃. */
+	size_t uj = j < m && c[j] == ' ' ? j + 1 : j;
+	const unit *u = uj < m ? match_unit(c, m, uj, units, sizeof units / sizeof units[0]) : NULL;
+	if (u) {
+		if (sign)
+			put(r->o, sign);
+		read_num(&x, x.ni >= 7 && !x.commas ? CARD : CARD_LIANG, r->o);
+		put(r->o, u->word);
+		return uj + word_len(u->sym);
+	}
+
+	if (sign)
+		put(r->o, sign);
+	read_num(&x, x.frac ? CARD : int_style(c, m, &x, j), r->o);
+	return j;
+}
+
+/* A number, with what may stand before it: a currency sign, a sign. */
+static size_t read_number(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
+	if (cur && k + word_len(cur->sym) < m && is_digit(c[k + word_len(cur->sym)])) {
+		size_t end = read_number_at(r, k + word_len(cur->sym), NULL);
+		if (!(end < m && (c[end] == 0x5143 /* 元 */ || c[end] == 0x5757 /* 块 */)))
+			put(r->o, cur->word);
+		return end;
+	}
+	const char *sign = NULL;
+	size_t s = k;
+	if (is_minus(c[k]))
+		sign = "负";
+	else if (c[k] == 0xB1 /* ± */)
+		sign = "正负";
+	else if (c[k] == '+')
+		sign = "正";
+	if (sign)
+		s++;
+	return read_number_at(r, s, sign);
+}
+
+/* Could c begin a currency sign of the table?  A quick filter. */
+static int currency_first(uint32_t c)
+{
+	return c == 'H' || c == 'U' || c == 'N' || c == 'R' || c == 0xFFE5 || c == 0xA5 ||
+	       c == '$' || c == 0x20AC || c == 0xA3 || c == 0x20A9;
+}
+
+/* Does a number start at k (maybe after a sign or currency sign)? */
+static int number_starts(const uint32_t *c, size_t m, size_t k)
+{
+	if (is_digit(c[k]))
+		return 1;
+	if (!currency_first(c[k]) && !is_minus(c[k]) && c[k] != 0xB1 && c[k] != '+')
+		return 0;
+	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
+	if (cur && k + word_len(cur->sym) < m && is_digit(c[k + word_len(cur->sym)]))
+		return 1;
+	/* A sign only where it cannot be an operator or a hyphen: not after
+	 * a letter, a digit or a closing bracket. */
+	if ((is_minus(c[k]) || c[k] == 0xB1 || c[k] == '+') && k + 1 < m && is_digit(c[k + 1])) {
+		uint32_t p = k > 0 ? c[k - 1] : ' ';
+		return !is_digit(p) && !is_latin(p) && p != ')' && p != 0xFF09 && p != '%';
+	}
+	return 0;
+}
+
+/* An operator between two numbers: 1+1=2 -> 一加一等于二. */
+static size_t read_operator(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m;
+	if (k == 0)
+		return 0;
+	size_t p = k - 1;
+	if (c[p] == ' ' && p > 0)
+		p--;
+	if (!is_digit(c[p]) && c[p] != '%' && c[p] != ')')
+		return 0;
+	const unit *op = match_unit(c, m, k, operators, sizeof operators / sizeof operators[0]);
+	const char *word = op ? op->word : NULL;
+	size_t len = op ? word_len(op->sym) : 0;
+	/* A minus between spaced numbers: 5 - 3. */
+	if (!op && is_minus(c[k]) && c[k - 1] == ' ' && k + 1 < m && c[k + 1] == ' ')
+		word = "减", len = 1;
+	if (!word)
+		return 0;
+	size_t n = k + len;
+	if (n < m && c[n] == ' ')
+		n++;
+	if (n >= m || !(is_digit(c[n]) || (is_minus(c[n]) && n + 1 < m && is_digit(c[n + 1]))))
+		return 0;
+	put(r->o, word);
+	return n;
+}
+
+/* Latin letters: acronyms (2-6 capitals) are spelled letter by letter. */
+static size_t read_latin(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, e = k;
+	while (e < m && is_latin(c[e]))
+		e++;
+	size_t n = e - k;
+	int caps = 1;
+	for (size_t i = k; i < e; i++)
+		caps &= is_upper(c[i]);
+	char ch[5];
+	if (caps && n >= 2 && n <= 6) {
+		for (size_t i = k; i < e; i++) {
+			if (i > k)
+				put(r->o, " ");
+			ts_buf_putc(r->o, (char)c[i]);
+		}
+	} else {
+		for (size_t i = k; i < e; i++)
+			ts_buf_append(r->o, ch, (size_t)ts_utf8_encode(c[i], ch));
+	}
+	return e;
+}
+
+/* Read c[start, end); c[0, start) and c[end, m) are context only. */
+static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size_t end, ts_buf *o)
+{
+	reader r = {c, m, o};
+	char u[5];
+	size_t k = start;
+	while (k < end) {
+		size_t next;
+		/* Most text is Chinese that passes as it is: a fast path. */
+		if (c[k] >= 0x3400 && c[k] < 0xA000) {
+			size_t e = k + 1;
+			while (e < end && c[e] >= 0x3400 && c[e] < 0xA000)
+				e++;
+			ts_buf_reserve(o, (e - k) * 3);
+			for (; k < e; k++)
+				o->len += (size_t)ts_utf8_encode(c[k], o->data + o->len);
+			o->data[o->len] = '\0';
+			continue;
+		}
+		if (number_starts(c, m, k)) {
+			k = read_number(&r, k);
+			continue;
+		}
+		if ((next = read_operator(&r, k))) {
+			k = next;
+			continue;
+		}
+		if (is_latin(c[k])) {
+			k = read_latin(&r, k);
+			continue;
+		}
+		if (c[k] == '/' || c[k] == 0xFF0F) {
+			put(o, k + 1 < m && match_list(c, m, k + 1, per_words) ? "每" : "或");
+			k++;
+			continue;
+		}
+		const unit *sym =
+		    c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
+		        ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
+		        : NULL;
+		if (sym) {
+			put(o, sym->word);
+			k += word_len(sym->sym);
+			continue;
+		}
+		ts_buf_append(o, u, (size_t)ts_utf8_encode(c[k], u));
+		k++;
+	}
+}
+
+/* Where a piece may be cut without splitting a number expression: before
+ * a trailing run of characters that can belong to one. */
+static int numberish(uint32_t c)
+{
+	return is_digit(c) || is_latin(c) || c == '.' || c == ',' || is_colon(c) || c == '/' ||
+	       c == '%' || is_range_mark(c) || c == '+' || c == ' ' || c == '$' || c == 0xA5 ||
+	       c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0x2109 || c == 0xFF05 ||
+	       c == 0x2030 || c == 0xB1 || c == 0xB2 || c == 0xB3 || c == 0x20AC || c == 0xA3 ||
+	       c == 0xD7 || c == 0xF7 || c == '=' || c == '<' || c == '>' || c == 0x2265 ||
+	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
+}
+
+int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out)
+{
+	int line_end = end && end != TS_NORM_SENTENCE_END;
+	ts_buf_clear(&n->in);
+	if (ts_buf_append(&n->in, n->hold.data ? n->hold.data : "", n->hold.len) ||
+	    ts_buf_append(&n->in, text, len))
+		return TS_ENOMEM;
+	ts_buf_clear(&n->hold);
+	if (n->nleft + n->in.len + 1 > n->cap) {
+		size_t cap = n->nleft + n->in.len + 64;
+		uint32_t *p = realloc(n->c, cap * sizeof *p);
+		if (!p)
+			return TS_ENOMEM;
+		n->c = p;
+		n->cap = cap;
+	}
+	/* The context before this piece, then the piece decoded, repairing
+	 * lookalikes and setting aside what eSpeak misreads. */
+	memcpy(n->c, n->left, n->nleft * sizeof *n->c);
+	size_t start = n->nleft, m = start;
+	const unsigned char *s = (const unsigned char *)n->in.data;
+	for (size_t i = 0; i < n->in.len;) {
+		uint32_t cp;
+		int k = ts_utf8_decode(s + i, n->in.len - i, &cp);
+		if (k <= 0) {
+			i++;
+			continue;
+		}
+		i += (size_t)k;
+		uint32_t std = ts_lang_lookalike(n->lang, cp);
+		if (std)
+			cp = std;
+		if (n->hold_counted > 0) {
+			n->hold_counted--; /* counted when it first arrived */
+		} else if (!std && cp >= 0x3400 && cp <= 0x4DBF) {
+			count_char(n, cp); /* kept: eSpeak may know it */
+		} else if (is_misread(cp)) {
+			count_char(n, cp);
+		}
+		if (is_misread(cp))
+			continue;
+		if (cp >= 0xFF10 && cp <= 0xFF19)
+			cp = cp - 0xFF10 + '0'; /* full-width digits */
+		n->c[m++] = cp;
+	}
+	/* Unless the line or a sentence ends here, keep the last characters
+	 * for the next piece: a number there may go on, or what follows it
+	 * may decide how it is read.  The cut never falls inside a
+	 * number-like run, unless the run is longer than the hold: then what
+	 * is held is not even looked at, or a number or word read up to the
+	 * cut would run past it and be read again with the next piece. */
+	size_t cut = m, seen = m;
+	if (!end) {
+		cut = m > start + CONTEXT ? m - CONTEXT : start;
+		while (cut > start && m - cut < CONTEXT + HOLD_MAX && numberish(n->c[cut - 1]) &&
+		       numberish(n->c[cut]))
+			cut--;
+		if (cut > start && numberish(n->c[cut - 1]) && numberish(n->c[cut]))
+			seen = cut;
+		char u[5];
+		for (size_t i = cut; i < m; i++)
+			if (ts_buf_append(&n->hold, u, (size_t)ts_utf8_encode(n->c[i], u)))
+				return TS_ENOMEM;
+		n->hold_counted = m - cut;
+	}
+	normalize_codepoints(n->c, seen, start, cut, out);
+	/* Look-behind context for the next piece. */
+	size_t keep = cut < CONTEXT ? cut : CONTEXT;
+	memmove(n->left, n->c + cut - keep, keep * sizeof *n->c);
+	n->nleft = line_end ? 0 : keep;
+	return 0;
+}
