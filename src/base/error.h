@@ -65,6 +65,7 @@ const char *ts_error_msg(const ts_error *e);
 typedef enum ts_level {
 	TS_WARNING = 0, /* the work goes on; the result may lack something */
 	TS_ERROR = 1,   /* this part failed; the rest goes on */
+	TS_INFO = 2,    /* detail for whoever asked for it (a line per chapter built) */
 } ts_level;
 
 /* Where diagnostics go: the caller shows them (or not).  msg is valid

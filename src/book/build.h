@@ -53,33 +53,6 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
                      ts_chapter_progress_fn progress, void *ud);
 
-/* What ts_spoken_text() writes. */
-typedef enum ts_text_mode {
-	TS_TEXT_LINES,   /* each line cleaned and normalized */
-	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
-	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
-	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
-} ts_text_mode;
-
-/* How ts_spoken_text() reads and what it writes. */
-typedef struct ts_text_opts {
-	const char *encoding; /* an iconv name, or NULL to detect it */
-	ts_text_mode mode;
-	int g2p_stages; /* TS_G2P_* (pinyin), or -1 for all */
-} ts_text_opts;
-
-/* Text of a file as it will be spoken: each line cleaned and normalized
- * (one output line per input line), or one chunk per line as it goes to
- * eSpeak, or the pinyin of each line (one output line per input line:
- * one token per Han character, separated by single spaces; the pinyin
- * needs a lang with a lexicon).  The file is checked and decoded like a
- * book input first.  out receives the text; returns 0 or a negative code
- * with the message in errbuf.  A warning (characters the voice cannot
- * read) is written to warnbuf, "" if none. */
-typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
-int ts_spoken_text(const char *path, const ts_text_opts *opts, const ts_lang *lang, ts_write_fn out,
-                   void *ud, char *errbuf, size_t errsz, char *warnbuf, size_t warnsz);
-
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {
 	TS_EV_READY,    /* a worker started eSpeak; samples holds its sample rate */

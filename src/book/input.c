@@ -1143,6 +1143,7 @@ int ts_book_add(ts_book *b, const char *path)
 /* ---- reading ------------------------------------------------------ */
 
 struct ts_reader {
+	ts_book *book; /* owned, for a reader of a whole file: its temporary copies */
 	FILE *f;
 	long pos, end;
 	char *buf;
@@ -1247,5 +1248,60 @@ void ts_reader_free(ts_reader *r)
 	if (r->f)
 		fclose(r->f);
 	free(r->buf);
+	ts_book_free(r->book);
 	free(r);
+}
+
+static void no_diag(void *ud, ts_level level, const char *msg)
+{
+	(void)ud, (void)level, (void)msg;
+}
+
+ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error *err)
+{
+	/* Checked and decoded as a book input is; then all of its text is
+	 * read, headings and all. */
+	ts_book *b = ts_book_new(no_diag, NULL);
+	if (!b) {
+		ts_error_set(err, TS_ENOMEM, NULL);
+		return NULL;
+	}
+	int rc = ts_book_set_encoding(b, encoding);
+	if (rc) {
+		ts_error_set(err, rc, "%s: unknown encoding", encoding);
+		goto fail;
+	}
+	if ((rc = ts_book_add(b, path))) {
+		ts_error_set(err, rc, "%s", ts_book_errmsg(b));
+		goto fail;
+	}
+	/* stdin was spooled, and text not in UTF-8 decoded: read the copy. */
+	const char *src = ts_book_count(b) > 0   ? ts_book_chapter(b, 0)->source
+	                  : ts_book_text_path(b) ? ts_book_text_path(b)
+	                                         : path;
+	FILE *f = fopen(src, "rb");
+	if (!f) {
+		ts_error_set(err, rc = TS_EIO, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	unsigned char head[3] = {0};
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	long start =
+	    fread(head, 1, 3, f) == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3
+	                                                                                       : 0;
+	fclose(f);
+	ts_chapter whole = {
+	    .source = (char *)src, .display = (char *)path, .start = start, .end = size};
+	ts_reader *r = ts_reader_open(&whole, &rc);
+	if (!r) {
+		ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
+		goto fail;
+	}
+	r->book = b;
+	return r;
+fail:
+	ts_book_free(b);
+	return NULL;
 }

@@ -87,6 +87,12 @@ ts_reader *ts_reader_open(const ts_chapter *ch, int *err);
  * 16 KB, with no line ending; *line_end is set when the piece ends a line.
  * Returns 1 for a piece, 0 at the end of the body, or a negative code. */
 int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end);
+/* Open all of the text of a file (or "-"), checked and decoded like a
+ * book input (encoding: an iconv name, or NULL to detect it), headings
+ * included, as one body: for showing the text as it will be spoken.
+ * NULL with err filled on failure.  The temporary copies it needs are
+ * removed by ts_reader_free(). */
+ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error *err);
 void ts_reader_free(ts_reader *r);
 
 #endif

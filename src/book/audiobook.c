@@ -1,0 +1,631 @@
+/* audiobook.c - the audiobook: a plan of the chapters of a book and their
+ * files (ts_plan_new), then the build of the output folder from it
+ * (ts_plan_build): its checks, the worker pool, the warnings a build
+ * gives, the manifest, playlist and read-along page, and the files of an
+ * earlier build that --force replaces.  The command line only passes the
+ * settings and shows what this reports. */
+#include "audio/cues.h"
+#include "audio/master.h"
+#include "audio/write.h"
+#include "book/build.h"
+#include "book/input.h"
+#include "book/output.h"
+#include "book/readalong.h"
+#include "book/reading.h"
+#include "text/encoding.h"
+#include "tingshu.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Past this much gain to make up for what the limiter takes off, a
+ * chapter is limited heavily: -16 LUFS under -3 dBTP takes about 4 dB
+ * with the Mandarin voice, the default -20 LUFS about 0.2. */
+#define HEAVY_LIMITING_DB 3.0
+
+struct ts_plan {
+	ts_build_opts o; /* its strings are the caller's */
+	ts_reading rd;
+	const ts_format *fmt;
+	ts_master_opts mo;
+	ts_book *book;
+	size_t n;
+	int base; /* number of the first chapter: 0 when it is the front matter */
+	char **names, **paths;
+	char *(*timing)[TS_CUES_NFORMATS]; /* timing file names by format */
+	size_t inputs_failed;
+	ts_diag_fn diag;
+	void *ud;
+};
+
+void ts_build_opts_init(ts_build_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->outdir = "out";
+	o->jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->jobs < 1)
+		o->jobs = 1;
+	o->rate = 1.0;
+	o->format = "wav";
+	o->quality = TS_QUALITY_DEFAULT;
+	o->normalize = 1;
+	o->target_lufs = TS_LOUDNESS_DEFAULT;
+	o->ceiling_dbtp = TS_TRUE_PEAK_DEFAULT;
+	o->sentence_pause_ms = o->paragraph_pause_ms = -1;
+	o->timing = TS_CUES_DEFAULT;
+}
+
+int ts_timing_parse(const char *list, unsigned *mask)
+{
+	return ts_cues_parse(list, mask);
+}
+
+const char *ts_timing_names(void)
+{
+	return ts_cues_names();
+}
+
+static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	if (!p->diag)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	p->diag(p->ud, level, msg);
+}
+
+/* Chapter file names, NNN-<slug>.<ext> (000 is the front matter), their
+ * paths in the output folder and the names of their timing files. */
+static int name_chapters(ts_plan *p, ts_error *err)
+{
+	size_t n = p->n ? p->n : 1;
+	p->names = calloc(n, sizeof *p->names);
+	p->paths = calloc(n, sizeof *p->paths);
+	p->timing = calloc(n, sizeof *p->timing);
+	if (!p->names || !p->paths || !p->timing)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	p->base = p->n && ts_book_chapter(p->book, 0)->front_matter ? 0 : 1;
+	int width = 3;
+	for (size_t m = p->n + (size_t)p->base; m >= 1000; m /= 10)
+		width++;
+	for (size_t i = 0; i < p->n; i++) {
+		char slug[TS_SLUG_MAX + 1];
+		ts_slug(ts_book_chapter(p->book, i)->title, slug);
+		ts_buf nb = {0}, pb = {0};
+		ts_buf_printf(&nb, "%0*zu-%s.%s", width, i + (size_t)p->base, slug, p->fmt->ext);
+		ts_buf_printf(&pb, "%s/%s", p->o.outdir, nb.data ? nb.data : "");
+		p->names[i] = nb.data;
+		p->paths[i] = pb.data;
+		if (ts_buf_error(&nb) || ts_buf_error(&pb))
+			return ts_error_set(err, TS_ENOMEM, NULL);
+		for (int t = 0; t < TS_CUES_NFORMATS; t++)
+			if ((p->o.timing & (1u << t)) &&
+			    !(p->timing[i][t] = ts_cues_path(p->names[i], t)))
+				return ts_error_set(err, TS_ENOMEM, NULL);
+	}
+	return 0;
+}
+
+/* The settings that do not go together: TS_EINVAL. */
+static int check_settings(ts_plan *p, ts_error *err)
+{
+	const ts_build_opts *o = &p->o;
+	p->fmt = ts_format_find(o->format);
+	if (!p->fmt)
+		return ts_error_set(err, TS_EINVAL, "unknown format '%s' (known: %s)", o->format,
+		                    ts_format_names());
+	p->mo = (ts_master_opts){.normalize = o->normalize,
+	                         .target_lufs = o->target_lufs,
+	                         .ceiling_dbtp = o->ceiling_dbtp,
+	                         .out_rate = o->sample_rate};
+	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
+		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
+	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
+	if (o->sample_rate && can != o->sample_rate)
+		return ts_error_set(err, TS_EINVAL,
+		                    "--format %s cannot hold %d Hz audio; it is made at %d Hz",
+		                    p->fmt->name, o->sample_rate, can);
+	return 0;
+}
+
+int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size_t ninputs,
+                ts_diag_fn diag_fn, void *ud, ts_error *err)
+{
+	*out = NULL;
+	ts_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	p->o = *o;
+	p->diag = diag_fn;
+	p->ud = ud;
+	int rc = check_settings(p, err);
+	if (!rc)
+		rc = ts_reading_load(&p->rd, &o->read, inputs, ninputs, diag_fn, ud, err);
+	if (rc)
+		goto fail;
+	if (o->sentence_pause_ms >= 0)
+		p->rd.voice.sentence_pause_ms = o->sentence_pause_ms;
+	if (o->paragraph_pause_ms >= 0)
+		p->rd.voice.paragraph_pause_ms = o->paragraph_pause_ms;
+	p->book = ts_book_new(diag_fn, ud);
+	if (!p->book || ts_book_set_encoding(p->book, o->read.encoding)) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto fail;
+	}
+	for (size_t i = 0; i < ninputs; i++)
+		if (ts_book_add(p->book, inputs[i]))
+			p->inputs_failed++;
+	p->n = ts_book_count(p->book);
+	if (p->n == 0) {
+		rc = ts_error_set(err, TS_EEMPTY,
+		                  "nothing to build: no chapter with text in the input");
+		goto fail;
+	}
+	if ((rc = name_chapters(p, err)))
+		goto fail;
+	*out = p;
+	return 0;
+fail:
+	ts_plan_free(p);
+	return rc;
+}
+
+void ts_plan_free(ts_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->names)
+			free(p->names[i]);
+		if (p->paths)
+			free(p->paths[i]);
+		for (int t = 0; p->timing && t < TS_CUES_NFORMATS; t++)
+			free(p->timing[i][t]);
+	}
+	free(p->names);
+	free(p->paths);
+	free(p->timing);
+	ts_book_free(p->book);
+	ts_reading_free(&p->rd);
+	free(p);
+}
+
+size_t ts_plan_inputs_failed(const ts_plan *p)
+{
+	return p->inputs_failed;
+}
+
+const char *ts_plan_title(const ts_plan *p)
+{
+	return ts_book_title(p->book);
+}
+
+size_t ts_plan_count(const ts_plan *p)
+{
+	return p->n;
+}
+
+void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out)
+{
+	const ts_chapter *ch = ts_book_chapter(p->book, i);
+	*out = (ts_plan_chapter){.file = p->names[i],
+	                         .title = ch->title,
+	                         .source = ch->display,
+	                         .line = ch->line,
+	                         .chars = ch->chars,
+	                         .front_matter = ch->front_matter};
+}
+
+/* ---- progress ------------------------------------------------------- */
+
+typedef struct progress {
+	const ts_plan *plan;
+	const ts_build_events *ev;
+	size_t total_chars;
+	size_t done_chars; /* of finished chapters */
+	size_t *partial;   /* chars done per chapter in progress */
+	uint64_t *partial_samples;
+	double *partial_finish; /* 0-1: how far its file is put together */
+	/* The share of a chapter's time spent putting its file together
+	 * (levelling, limiting, encoding), learnt from the chapters done;
+	 * until one is, a guess. */
+	double speak_s, finish_s, finish_guess;
+	uint64_t done_samples;
+	size_t chapters_done;
+	int rate;
+	double t0; /* ts_seconds() at the start */
+	ts_chapter_result *results;
+} progress;
+
+/* Where the build is, for the caller's progress line. */
+static void report_progress(const progress *p)
+{
+	/* The work done, in characters: a chapter's characters count as
+	 * they are spoken, scaled by the share of its time speaking takes,
+	 * and in full as its file is put together. */
+	double f = p->speak_s + p->finish_s > 0 ? p->finish_s / (p->speak_s + p->finish_s)
+	                                        : p->finish_guess;
+	double work = (double)p->done_chars;
+	uint64_t samples = p->done_samples;
+	ts_progress r = {.chapters_done = p->chapters_done, .chapters = p->plan->n, .eta_s = -1};
+	for (size_t i = 0; i < p->plan->n; i++) {
+		samples += p->partial_samples[i];
+		work += (1 - f) * (double)p->partial[i];
+		if (p->partial_finish[i] > 0) {
+			r.finishing++;
+			r.finish_done = p->partial_finish[i];
+			/* Passes run again to correct the level are not
+			 * foreseen: the chapter counts as done meanwhile. */
+			work += f * fmin(p->partial_finish[i], 1) *
+			        (double)ts_book_chapter(p->plan->book, i)->chars;
+		}
+	}
+	double el = ts_seconds() - p->t0;
+	if (work > 0 && (double)p->total_chars > work)
+		r.eta_s = el * ((double)p->total_chars - work) / work;
+	r.audio_s = p->rate ? (double)samples / p->rate : 0.0;
+	p->ev->progress(p->ev->ud, &r);
+}
+
+static void on_event(void *ud, const ts_event *ev)
+{
+	progress *p = ud;
+	size_t i = ev->chapter;
+	switch (ev->kind) {
+	case TS_EV_READY: p->rate = (int)ev->samples; return;
+	case TS_EV_STARTED:
+	case TS_EV_PROGRESS:
+		p->partial[i] = ev->chars_done;
+		p->partial_samples[i] = ev->samples;
+		p->partial_finish[i] = ev->finishing;
+		break;
+	case TS_EV_DONE: {
+		const ts_chapter_result *r = &p->results[i];
+		p->partial[i] = 0;
+		p->partial_samples[i] = 0;
+		p->partial_finish[i] = 0;
+		p->speak_s += r->speak_s;
+		p->finish_s += r->finish_s;
+		p->chapters_done++;
+		p->done_chars += ts_book_chapter(p->plan->book, i)->chars;
+		p->done_samples += ev->samples;
+		if (r->status == 0)
+			diag(p->plan, TS_INFO,
+			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
+			     p->chapters_done, p->plan->n, p->plan->names[i],
+			     p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+		break;
+	}
+	}
+	if (p->ev->progress)
+		report_progress(p);
+}
+
+/* ---- the output folder ---------------------------------------------- */
+
+/* Make dir and its parents; 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(p, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* Can we create files in dir?  Checked by doing it: access() is wrong
+ * for root and for read-only mounts. */
+static int probe_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -1;
+	fclose(f);
+	unlink(p);
+	return 0;
+}
+
+/* outdir/name into out (at least PATH_MAX bytes). */
+static void in_outdir(const ts_plan *p, const char *name, char *out)
+{
+	snprintf(out, PATH_MAX, "%s/%s", p->o.outdir, name);
+}
+
+/* The folder can be written and holds no audiobook (unless force). */
+static int check_outdir(const ts_plan *p, ts_error *err)
+{
+	const char *outdir = p->o.outdir;
+	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0)
+		return ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
+		                    strerror(errno));
+	char manifest[PATH_MAX];
+	struct stat st;
+	in_outdir(p, "manifest.json", manifest);
+	if (stat(manifest, &st) == 0 && !p->o.force)
+		return ts_error_set(err, TS_EEXIST,
+		                    "%s already holds an audiobook (manifest.json); use --force to "
+		                    "replace it, or -o to choose another folder",
+		                    outdir);
+	return 0;
+}
+
+/* Is name (inside the output folder) the timing file of format t of one
+ * of this build's chapters? */
+static int is_new_timing(const ts_plan *p, const char *name, int t)
+{
+	int found = 0;
+	for (size_t i = 0; i < p->n && !found; i++)
+		found = p->timing[i][t] && strcmp(p->timing[i][t], name) == 0;
+	return found;
+}
+
+/* With --force: remove chapter files of the previous build that this one
+ * did not make again (their names come from the old playlist): its audio,
+ * and the timing files beside it, of any format this build did not write
+ * for the same name. */
+static void remove_stale(const ts_plan *p)
+{
+	char line[1024], path[PATH_MAX];
+	in_outdir(p, "playlist.m3u", path);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0] || line[0] == '#' || strchr(line, '/') || line[0] == '.')
+			continue;
+		int keep = 0;
+		for (size_t i = 0; i < p->n && !keep; i++)
+			keep = strcmp(p->names[i], line) == 0;
+		if (!keep) {
+			in_outdir(p, line, path);
+			unlink(path);
+		}
+		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+			char *old = ts_cues_path(line, t);
+			if (old && !((p->o.timing & (1u << t)) && is_new_timing(p, old, t))) {
+				in_outdir(p, old, path);
+				unlink(path);
+			}
+			free(old);
+		}
+	}
+	fclose(f);
+}
+
+/* ---- the build ------------------------------------------------------ */
+
+/* What a build collects of its chapters for the book's files. */
+typedef struct book_files {
+	ts_chapter_entry *entries;
+	size_t ok;
+	double total_s;
+} book_files;
+
+/* The manifest's entry of chapter i. */
+static void chapter_entry(const ts_plan *p, size_t i, const ts_chapter_result *r, int rate,
+                          ts_chapter_entry *e)
+{
+	const ts_chapter *ch = ts_book_chapter(p->book, i);
+	e->index = (int)i + p->base;
+	e->title = ch->title;
+	e->source = ch->display;
+	e->audio = p->names[i];
+	for (int t = 0; t < TS_CUES_NFORMATS; t++)
+		e->timing[t] = p->timing[i][t];
+	e->vtt = p->timing[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
+	e->duration_s = (double)r->samples / rate;
+	e->sentences = r->sentences;
+	e->chars = r->chars;
+	e->front_matter = ch->front_matter;
+	e->input_lufs = r->audio.input_lufs;
+	e->gain_db = r->audio.gain_db;
+	e->output_lufs = r->audio.output_lufs;
+	e->true_peak_db = r->audio.true_peak_db;
+	e->limited_s = r->audio.limited_s;
+}
+
+/* Each chapter's warning, or its error; the entries of those built; then
+ * a warning when the limiter kept chapters from their level, or took much
+ * to reach it. */
+static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, book_files *bf)
+{
+	const ts_master_opts *mo = &p->mo;
+	size_t heavy = 0, heaviest = 0, missed = 0, farthest = 0;
+	double most = 0, worst_miss = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const ts_chapter_result *r = &res[i];
+		if (r->warning[0])
+			diag(p, TS_WARNING, "%s", r->warning);
+		if (r->status) {
+			diag(p, TS_ERROR, "%s", r->errmsg);
+			continue;
+		}
+		/* The gain it took beyond the target's to make up for what
+		 * the limiter took off. */
+		double made_up = r->audio.gain_db - (mo->target_lufs - r->audio.input_lufs);
+		if (mo->normalize && made_up > HEAVY_LIMITING_DB) {
+			if (made_up > most)
+				most = made_up, heaviest = i;
+			heavy++;
+		}
+		double miss = fabs(r->audio.output_lufs - mo->target_lufs);
+		if (mo->normalize && miss > 0.5) {
+			if (miss > worst_miss)
+				worst_miss = miss, farthest = i;
+			missed++;
+		}
+		ts_chapter_entry *e = &bf->entries[bf->ok++];
+		chapter_entry(p, i, r, rate, e);
+		bf->total_s += e->duration_s;
+	}
+	if (missed)
+		diag(p, TS_WARNING,
+		     "%zu of %zu chapters could not be brought to %g LUFS under a true peak of %g "
+		     "dBTP: the limiter holds them down (the farthest: %s, at %.1f LUFS); a lower "
+		     "--loudness or a higher --true-peak reaches its target",
+		     missed, p->n, mo->target_lufs, mo->ceiling_dbtp, p->names[farthest],
+		     res[farthest].audio.output_lufs);
+	else if (heavy)
+		diag(
+		    p, TS_WARNING,
+		    "%zu of %zu chapters took more than %.0f dB of limiting to reach %g LUFS under "
+		    "a true peak of %g dBTP (the most: %.1f dB, %s); the speech may sound "
+		    "flattened: a lower --loudness or a higher --true-peak sounds more natural",
+		    heavy, p->n, HEAVY_LIMITING_DB, mo->target_lufs, mo->ceiling_dbtp, most,
+		    p->names[heaviest]);
+}
+
+/* Write text to outdir/name atomically. */
+static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
+{
+	char path[PATH_MAX], msg[1024];
+	in_outdir(p, name, path);
+	if (ts_buf_error(text))
+		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
+		                    ts_strerror(ts_buf_error(text)));
+	if (ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(), msg,
+	                       sizeof msg))
+		return ts_error_set(err, TS_EIO, "%s", msg);
+	return 0;
+}
+
+/* manifest.json, playlist.m3u, and the read-along page last: it reads the
+ * timing files of the chapters. */
+static int write_book_files(const ts_plan *p, const ts_build_stats *stats, const book_files *bf,
+                            ts_error *err)
+{
+	ts_build_settings set = {.voice = &p->rd.voice,
+	                         .wpm = stats->wpm,
+	                         .rate_factor = p->o.rate,
+	                         .sample_rate =
+	                             ts_master_out_rate(&p->mo, p->fmt, stats->sample_rate),
+	                         .synth_rate = stats->sample_rate,
+	                         .format = p->fmt->name,
+	                         .normalize = p->mo.normalize,
+	                         .target_lufs = p->mo.target_lufs,
+	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
+	                         .quality = p->o.quality,
+	                         .author = p->o.author};
+	const char *title = ts_book_title(p->book);
+	ts_buf text = {0};
+	ts_manifest(&text, title, &set, bf->entries, bf->ok);
+	int rc = put_file(p, "manifest.json", &text, err);
+	ts_buf_clear(&text);
+	ts_playlist(&text, title, bf->entries, bf->ok);
+	if (!rc)
+		rc = put_file(p, "playlist.m3u", &text, err);
+	ts_buf_clear(&text);
+	if (!rc &&
+	    ts_readalong_html(&text, p->o.outdir, title, bf->entries, bf->ok, p->diag, p->ud)) {
+		char path[PATH_MAX];
+		in_outdir(p, "index.html", path);
+		rc = ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
+	}
+	if (!rc)
+		rc = put_file(p, "index.html", &text, err);
+	ts_buf_free(&text);
+	return rc;
+}
+
+/* The worker pool over every chapter, progress reported as it goes. */
+static int run_pool(ts_plan *p, progress *prog, ts_build_stats *stats, ts_error *err)
+{
+	char msg[1024] = "";
+	ts_build_job job = {.book = p->book,
+	                    .voice = &p->rd.voice,
+	                    .lang = p->rd.lang,
+	                    .rate_factor = p->o.rate,
+	                    .format = p->fmt,
+	                    .master = p->mo,
+	                    .quality = p->o.quality,
+	                    .author = p->o.author,
+	                    .paths = p->paths,
+	                    .timing = p->o.timing,
+	                    .workers = p->o.jobs,
+	                    .owner_pid = (long)getpid(),
+	                    .cancel = p->o.cancel};
+	int rc = ts_build_run(&job, prog->results, stats, on_event, prog, msg, sizeof msg);
+	if (p->o.cancel && *p->o.cancel)
+		return ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
+	if (rc)
+		return ts_error_set(err, rc, "%s", msg);
+	diag(p, TS_INFO, "largest worker peak memory: %ld KB", stats->worker_maxrss_kb);
+	return 0;
+}
+
+int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
+{
+	size_t n = p->n;
+	memset(sum, 0, sizeof *sum);
+	sum->chapters = n;
+	int rc = check_outdir(p, err);
+	if (rc)
+		return rc;
+	ts_build_events none = {0};
+	progress prog = {.plan = p, .ev = ev ? ev : &none, .t0 = ts_seconds()};
+	/* With loudness on, about a fifth of a chapter's time goes on its
+	 * second pass (bench/finishing.sh); without, next to nothing. */
+	prog.finish_guess = p->mo.normalize ? 0.2 : 0.0;
+	for (size_t i = 0; i < n; i++)
+		prog.total_chars += ts_book_chapter(p->book, i)->chars;
+	prog.partial = calloc(n, sizeof *prog.partial);
+	prog.partial_samples = calloc(n, sizeof *prog.partial_samples);
+	prog.partial_finish = calloc(n, sizeof *prog.partial_finish);
+	prog.results = calloc(n, sizeof *prog.results);
+	book_files bf = {.entries = calloc(n, sizeof *bf.entries)};
+	ts_build_stats stats = {0};
+	if (!prog.partial || !prog.partial_samples || !prog.partial_finish || !prog.results ||
+	    !bf.entries) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	if ((rc = run_pool(p, &prog, &stats, err)))
+		goto out;
+	collect(p, prog.results, stats.sample_rate, &bf);
+	if (p->o.force)
+		remove_stale(p);
+	if ((rc = write_book_files(p, &stats, &bf, err)))
+		goto out;
+	sum->built = bf.ok;
+	sum->audio_s = bf.total_s;
+	sum->elapsed_s = ts_seconds() - prog.t0;
+out:
+	ts_writer_sweep(p->o.outdir, (long)getpid());
+	free(prog.partial);
+	free(prog.partial_samples);
+	free(prog.partial_finish);
+	free(prog.results);
+	free(bf.entries);
+	return rc;
+}

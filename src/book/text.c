@@ -1,0 +1,136 @@
+/* text.c - the text and pinyin a book will be spoken with, for `tingshu
+ * text` and `tingshu pinyin`: each file through the same front end as a
+ * build, its output written out instead of spoken. */
+#include "book/input.h"
+#include "book/reading.h"
+#include "speech/frontend.h"
+#include "tingshu.h"
+
+#include <stdio.h>
+
+typedef struct text_run {
+	ts_write_fn out;
+	void *ud;
+	int line_has_tokens;
+} text_run;
+
+static int on_text_chunk(void *ud, const ts_chunk *c)
+{
+	text_run *t = ud;
+	int rc = t->out(t->ud, c->text, c->len);
+	return rc ? rc : t->out(t->ud, "\n", 1);
+}
+
+/* pinyin: the tokens of a line's chunks, joined by a space. */
+static int on_pinyin_chunk(void *ud, const ts_chunk *c)
+{
+	text_run *t = ud;
+	int rc = 0;
+	if (!c->tokens || c->tokens_len == 0)
+		return 0;
+	if (t->line_has_tokens)
+		rc = t->out(t->ud, " ", 1);
+	t->line_has_tokens = 1;
+	return rc ? rc : t->out(t->ud, c->tokens, c->tokens_len);
+}
+
+static int on_pinyin_line(void *ud, const char *s, size_t n, int line_end)
+{
+	text_run *t = ud;
+	(void)s, (void)n;
+	if (!line_end)
+		return 0;
+	t->line_has_tokens = 0;
+	return t->out(t->ud, "\n", 1);
+}
+
+static int on_text_line(void *ud, const char *s, size_t n, int line_end)
+{
+	text_run *t = ud;
+	int rc = t->out(t->ud, s, n);
+	return rc || !line_end ? rc : t->out(t->ud, "\n", 1);
+}
+
+static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, text_run *t)
+{
+	ts_frontend *fe = NULL;
+	switch (o->mode) {
+	case TS_TEXT_LINES: return ts_frontend_new(lang, NULL, on_text_line, t);
+	case TS_TEXT_CHUNKS: return ts_frontend_new(lang, on_text_chunk, NULL, t);
+	case TS_TEXT_PINYIN:
+	case TS_TEXT_EXPLAIN:
+		fe = ts_frontend_new(lang, on_pinyin_chunk, on_pinyin_line, t);
+		if (fe) {
+			ts_frontend_set_explain(fe, o->mode == TS_TEXT_EXPLAIN);
+			if (o->upto != TS_UPTO_ALL)
+				ts_frontend_set_g2p_stages(fe, (unsigned)o->upto);
+		}
+		break;
+	}
+	return fe;
+}
+
+/* One file through the front end into t.  0, or a negative code with err
+ * filled; the characters the voice cannot read are listed in unreadable. */
+static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *path, text_run *t,
+                      ts_buf *unreadable, ts_error *err)
+{
+	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, err);
+	if (!rd)
+		return err->code;
+	ts_frontend *fe = frontend_for(o, lang, t);
+	int rc = 0;
+	if (!fe) {
+		rc = ts_error_set(err, TS_ENOMEM, "%s: %s", path, ts_strerror(TS_ENOMEM));
+		goto out;
+	}
+	const char *piece;
+	size_t len;
+	int line_end, got;
+	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
+			break;
+	rc = rc ? rc : got;
+	if (rc == TS_EIO)
+		ts_error_set(err, rc, "%s: read error", path);
+	else if (rc)
+		ts_error_set(err, rc, "%s", path);
+	ts_frontend_unreadable(fe, unreadable);
+out:
+	ts_frontend_free(fe);
+	ts_reader_free(rd);
+	return rc;
+}
+
+int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
+                  void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err)
+{
+	ts_reading r;
+	int rc = ts_reading_load(&r, &o->read, files, nfiles, diag, ud, err);
+	int pinyin = o->mode == TS_TEXT_PINYIN || o->mode == TS_TEXT_EXPLAIN;
+	if (!rc && pinyin && !ts_lang_lexicon(r.lang))
+		rc = ts_error_set(err, TS_EVOICE,
+		                  "voice %s: its language data (%s) has no pronunciation lexicon "
+		                  "(lexicon.bin)",
+		                  r.voice.name, r.voice.language);
+	*failed = 0;
+	for (size_t i = 0; !rc && i < nfiles; i++) {
+		text_run t = {.out = out, .ud = out_ud};
+		ts_error fe = {0};
+		ts_buf unreadable = {0};
+		if (print_file(o, r.lang, files[i], &t, &unreadable, &fe)) {
+			(*failed)++;
+			if (diag)
+				diag(ud, TS_ERROR, fe.msg[0] ? fe.msg : files[i]);
+		}
+		if (unreadable.len && diag) {
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s: characters the voice cannot read: %s",
+			         files[i], unreadable.data);
+			diag(ud, TS_WARNING, msg);
+		}
+		ts_buf_free(&unreadable);
+	}
+	ts_reading_free(&r);
+	return rc;
+}

@@ -1,0 +1,176 @@
+/* tingshu.h - the library as the command line sees it: plan and build an
+ * audiobook, print the text or pinyin that would be spoken, list voices.
+ *
+ * Only what a front end needs is here; the stages' own headers (base/,
+ * text/, zh/, speech/, audio/, book/) are internal, for the library and
+ * its tests.  The library never prints and never exits: it returns a code
+ * (0 or a negative TS_E*, see base/error.h), fills a ts_error when there
+ * is no handle to ask, and reports warnings and per-chapter errors to a
+ * ts_diag_fn. */
+#ifndef TINGSHU_H
+#define TINGSHU_H
+
+#include "base/error.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TS_LEXICONS_MAX = 64 }; /* --lexicon files */
+
+/* What a text is read with: the voice preset and its language data, the
+ * encoding of the inputs, the user's lexicons. */
+typedef struct ts_read_opts {
+	const char *voice;      /* preset name or path to a .voice file; NULL: "cmn" */
+	const char *voices_dir; /* NULL: $TINGSHU_VOICES, beside the program, installed */
+	const char *encoding;   /* an iconv name, or NULL to detect each input's */
+	const char *lexicons[TS_LEXICONS_MAX]; /* the user's, later ones win */
+	size_t nlexicons;
+} ts_read_opts;
+
+/* ---- the audiobook -------------------------------------------------- */
+
+/* The settings of a build.  ts_build_opts_init() gives the defaults. */
+typedef struct ts_build_opts {
+	ts_read_opts read;
+	const char *outdir;            /* made if missing */
+	int jobs;                      /* worker processes, >= 1 */
+	double rate;                   /* speed factor on the preset's rate */
+	const char *format;            /* wav, flac, ogg, mp3, opus */
+	int quality;                   /* 0-10, or -1 for the format's default */
+	const char *author;            /* the artist tag, or NULL */
+	int normalize;                 /* loudness normalization on */
+	double target_lufs;            /* its target */
+	double ceiling_dbtp;           /* true-peak ceiling */
+	int sample_rate;               /* of the files; 0: the synthesizer's */
+	int sentence_pause_ms;         /* -1: the preset's */
+	int paragraph_pause_ms;        /* -1: the preset's */
+	unsigned timing;               /* timing files: bits of ts_timing_parse() */
+	int force;                     /* replace an audiobook already in outdir */
+	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
+} ts_build_opts;
+
+void ts_build_opts_init(ts_build_opts *o);
+
+/* The timing-file formats in list ("srt,vtt", "none"): 0, or TS_EINVAL. */
+int ts_timing_parse(const char *list, unsigned *mask);
+/* "srt, vtt, lrc, json": the names ts_timing_parse() knows. */
+const char *ts_timing_names(void);
+/* Is name an encoding iconv can read? */
+int ts_encoding_known(const char *name);
+
+/* A book planned: its chapters, their file names, the settings checked,
+ * the voice and language data loaded. */
+typedef struct ts_plan ts_plan;
+
+/* Plan the book made of inputs (files, folders, "-").  Returns 0 with
+ * *out set, or a negative code with err filled and *out NULL:
+ * TS_EINVAL for settings that do not go together (a front end reports
+ * them as usage errors), TS_EVOICE when the voice, its data or a lexicon
+ * cannot be loaded, TS_EEMPTY when no input has a chapter with text.
+ * An input that cannot be read is reported to diag and left out (see
+ * ts_plan_inputs_failed()).  Free with ts_plan_free(). */
+int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size_t ninputs,
+                ts_diag_fn diag, void *ud, ts_error *err);
+void ts_plan_free(ts_plan *p);
+
+/* Number of inputs that were rejected. */
+size_t ts_plan_inputs_failed(const ts_plan *p);
+const char *ts_plan_title(const ts_plan *p);
+size_t ts_plan_count(const ts_plan *p);
+
+/* One chapter of the plan; the strings live as long as the plan. */
+typedef struct ts_plan_chapter {
+	const char *file;   /* audio file name in the output folder */
+	const char *title;  /* as found in the book */
+	const char *source; /* the input it comes from, as given */
+	long line;          /* where in it */
+	size_t chars;       /* non-space characters */
+	int front_matter;
+} ts_plan_chapter;
+
+void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out);
+
+/* Where a build is. */
+typedef struct ts_progress {
+	size_t chapters_done, chapters;
+	double audio_s;     /* audio made so far */
+	double eta_s;       /* time left; < 0 while unknown */
+	size_t finishing;   /* chapters whose file is being put together */
+	double finish_done; /* with one: 0-1 its first pass, k to k+1 its k-th pass again */
+} ts_progress;
+
+/* What a build tells while it runs.  Any callback may be NULL. */
+typedef struct ts_build_events {
+	/* Warnings, errors of a chapter or a file, and TS_INFO lines (a line
+	 * per chapter built, the workers' peak memory). */
+	ts_diag_fn diag;
+	/* Now and then, and whenever a chapter starts or ends. */
+	void (*progress)(void *ud, const ts_progress *p);
+	void *ud;
+} ts_build_events;
+
+typedef struct ts_build_summary {
+	size_t built, chapters; /* chapters built, of all planned */
+	double audio_s;         /* their audio */
+	double elapsed_s;
+} ts_build_summary;
+
+/* Build the planned book into its output folder: the chapters' audio and
+ * timing files, manifest.json, playlist.m3u and index.html, each under its
+ * final name only when complete.  Returns 0 when the book was written
+ * (chapters that failed were reported to diag as errors and left out:
+ * sum->built < sum->chapters), TS_ECANCELED when *cancel was set (the
+ * unfinished files are removed), or another code with err filled (the
+ * output folder cannot be written, already holds an audiobook without
+ * force: TS_EEXIST, ...). */
+int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err);
+
+/* ---- the spoken text ------------------------------------------------ */
+
+/* What ts_text_print() writes. */
+typedef enum ts_text_mode {
+	TS_TEXT_LINES,   /* each line cleaned and normalized */
+	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
+	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
+	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
+} ts_text_mode;
+
+/* Pinyin up to a stage, to measure what each adds. */
+enum {
+	TS_UPTO_CHARS = 0, /* each character's most common reading */
+	TS_UPTO_WORDS = 1, /* + the lexicon's words */
+	TS_UPTO_RULES = 3, /* + context rules */
+	TS_UPTO_ALL = -1,  /* + sandhi */
+};
+
+typedef struct ts_text_opts {
+	ts_read_opts read;
+	ts_text_mode mode;
+	int upto; /* TS_UPTO_* */
+} ts_text_opts;
+
+/* Where the text goes: 0, or a negative code to stop. */
+typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
+
+/* Text of each file as it will be spoken (see ts_text_mode): one output
+ * line per input line, or one chunk a line.  Each file is checked and
+ * decoded like a book input.  Returns 0 when the voice and lexicons were
+ * loaded (a file that cannot be read is reported to diag as an error and
+ * counted in *failed), or TS_EVOICE with err filled when they could not
+ * be, or the code out returned. */
+int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
+                  void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
+
+/* ---- voices --------------------------------------------------------- */
+
+/* Each preset of the voices folder (voices_dir as in ts_read_opts), in
+ * order: fn gets its name and description, or NULL and the reason it
+ * cannot be loaded.  Returns the number of presets, or a negative code
+ * with err filled when the folder cannot be found or read. */
+int ts_voices_each(const char *voices_dir,
+                   void (*fn)(void *ud, const char *name, const char *description,
+                              const char *error),
+                   void *ud, ts_error *err);
+
+#endif
