@@ -45,19 +45,12 @@ typedef struct ts_build_opts {
 	int sample_rate;               /* of the files; 0: the synthesizer's */
 	int sentence_pause_ms;         /* -1: the preset's */
 	int paragraph_pause_ms;        /* -1: the preset's */
-	unsigned timing;               /* timing files: bits of ts_timing_parse() */
+	const char *timing;            /* timing files: "srt,vtt" (default), "none" ... */
 	int force;                     /* replace an audiobook already in outdir */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
 } ts_build_opts;
 
 void ts_build_opts_init(ts_build_opts *o);
-
-/* The timing-file formats in list ("srt,vtt", "none"): 0, or TS_EINVAL. */
-int ts_timing_parse(const char *list, unsigned *mask);
-/* "srt, vtt, lrc, json": the names ts_timing_parse() knows. */
-const char *ts_timing_names(void);
-/* Is name an encoding iconv can read? */
-int ts_encoding_known(const char *name);
 
 /* A book planned: its chapters, their file names, the settings checked,
  * the voice and language data loaded. */
@@ -65,8 +58,9 @@ typedef struct ts_plan ts_plan;
 
 /* Plan the book made of inputs (files, folders, "-").  Returns 0 with
  * *out set, or a negative code with err filled and *out NULL:
- * TS_EINVAL for settings that do not go together (a front end reports
- * them as usage errors), TS_EVOICE when the voice, its data or a lexicon
+ * TS_EINVAL for a setting that is wrong or does not go with another
+ * (an unknown format or encoding, a bad timing list: a front end reports
+ * it as a usage error), TS_EVOICE when the voice, its data or a lexicon
  * cannot be loaded, TS_EEMPTY when no input has a chapter with text.
  * An input that cannot be read is reported to diag and left out (see
  * ts_plan_inputs_failed()).  Free with ts_plan_free(). */
@@ -157,8 +151,8 @@ typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
  * line per input line, or one chunk a line.  Each file is checked and
  * decoded like a book input.  Returns 0 when the voice and lexicons were
  * loaded (a file that cannot be read is reported to diag as an error and
- * counted in *failed), or TS_EVOICE with err filled when they could not
- * be, or the code out returned. */
+ * counted in *failed), or with err filled TS_EVOICE when they could not
+ * be, TS_EINVAL for an encoding iconv does not know. */
 int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
                   void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
 

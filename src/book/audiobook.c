@@ -40,6 +40,7 @@ struct ts_plan {
 	int base; /* number of the first chapter: 0 when it is the front matter */
 	char **names, **paths;
 	char *(*timing)[TS_CUES_NFORMATS]; /* timing file names by format */
+	unsigned timing_mask;              /* TS_CUES_* */
 	size_t inputs_failed;
 	ts_diag_fn diag;
 	void *ud;
@@ -59,17 +60,7 @@ void ts_build_opts_init(ts_build_opts *o)
 	o->target_lufs = TS_LOUDNESS_DEFAULT;
 	o->ceiling_dbtp = TS_TRUE_PEAK_DEFAULT;
 	o->sentence_pause_ms = o->paragraph_pause_ms = -1;
-	o->timing = TS_CUES_DEFAULT;
-}
-
-int ts_timing_parse(const char *list, unsigned *mask)
-{
-	return ts_cues_parse(list, mask);
-}
-
-const char *ts_timing_names(void)
-{
-	return ts_cues_names();
+	o->timing = "srt,vtt";
 }
 
 static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
@@ -112,7 +103,7 @@ static int name_chapters(ts_plan *p, ts_error *err)
 		if (ts_buf_error(&nb) || ts_buf_error(&pb))
 			return ts_error_set(err, TS_ENOMEM, NULL);
 		for (int t = 0; t < TS_CUES_NFORMATS; t++)
-			if ((p->o.timing & (1u << t)) &&
+			if ((p->timing_mask & (1u << t)) &&
 			    !(p->timing[i][t] = ts_cues_path(p->names[i], t)))
 				return ts_error_set(err, TS_ENOMEM, NULL);
 	}
@@ -131,6 +122,11 @@ static int check_settings(ts_plan *p, ts_error *err)
 	                         .target_lufs = o->target_lufs,
 	                         .ceiling_dbtp = o->ceiling_dbtp,
 	                         .out_rate = o->sample_rate};
+	if (ts_cues_parse(o->timing ? o->timing : "srt,vtt", &p->timing_mask))
+		return ts_error_set(
+		    err, TS_EINVAL,
+		    "--timing takes a comma-separated list of %s, or none, not '%s'",
+		    ts_cues_names(), o->timing);
 	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
 		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
@@ -413,7 +409,7 @@ static void remove_stale(const ts_plan *p)
 		}
 		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
 			char *old = ts_cues_path(line, t);
-			if (old && !((p->o.timing & (1u << t)) && is_new_timing(p, old, t))) {
+			if (old && !((p->timing_mask & (1u << t)) && is_new_timing(p, old, t))) {
 				in_outdir(p, old, path);
 				unlink(path);
 			}
@@ -571,7 +567,7 @@ static int run_pool(ts_plan *p, progress *prog, ts_build_stats *stats, ts_error 
 	                    .quality = p->o.quality,
 	                    .author = p->o.author,
 	                    .paths = p->paths,
-	                    .timing = p->o.timing,
+	                    .timing = p->timing_mask,
 	                    .workers = p->o.jobs,
 	                    .owner_pid = (long)getpid(),
 	                    .cancel = p->o.cancel};

@@ -2,6 +2,8 @@
  * (see reading.h). */
 #include "book/reading.h"
 
+#include "text/encoding.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -116,6 +118,11 @@ int ts_reading_load(ts_reading *r, const ts_read_opts *o, char *const *inputs, s
 {
 	diag_to d = {diag, ud};
 	memset(r, 0, sizeof *r);
+	if (o->encoding && !ts_encoding_known(o->encoding))
+		return ts_error_set(err, TS_EINVAL,
+		                    "unknown encoding '%s' (for example UTF-8, GB18030, BIG5, "
+		                    "UTF-16LE; 'iconv -l' lists all)",
+		                    o->encoding);
 	int rc = load_voice(r, o, err);
 	return rc ? rc : add_lexicons(r, o, inputs, ninputs, &d, err);
 }

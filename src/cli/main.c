@@ -23,6 +23,8 @@ typedef struct cli {
 } cli;
 
 static cli g;
+static ts_build_opts bo;
+static ts_text_opts to;
 static int progress_shown; /* a progress line is on the terminal */
 static volatile sig_atomic_t interrupted;
 
@@ -63,21 +65,6 @@ static void on_signal(int sig)
 
 /* ---- options ---------------------------------------------------------- */
 
-static int parse_encoding(const opt *o, const char *v, void *base, char *why, size_t sz)
-{
-	(void)o;
-	if (!ts_encoding_known(v)) {
-		snprintf(
-		    why, sz,
-		    "unknown encoding '%s' (for example UTF-8, GB18030, BIG5, UTF-16LE; 'iconv "
-		    "-l' lists all)",
-		    v);
-		return -1;
-	}
-	((ts_read_opts *)base)->encoding = v;
-	return 0;
-}
-
 static int parse_lexicon(const opt *o, const char *v, void *base, char *why, size_t sz)
 {
 	(void)o;
@@ -88,16 +75,6 @@ static int parse_lexicon(const opt *o, const char *v, void *base, char *why, siz
 	}
 	r->lexicons[r->nlexicons++] = v;
 	return 0;
-}
-
-static int parse_timing(const opt *o, const char *v, void *base, char *why, size_t sz)
-{
-	(void)o;
-	if (ts_timing_parse(v, &((ts_build_opts *)base)->timing) == 0)
-		return 0;
-	snprintf(why, sz, "--timing takes a comma-separated list of %s, or none, not '%s'",
-	         ts_timing_names(), v);
-	return -1;
 }
 
 /* --loudness: a level in the row's range, or off. */
@@ -115,44 +92,20 @@ static int parse_loudness(const opt *o, const char *v, void *base, char *why, si
 static const char *const rates[] = {"44100", "48000", NULL};
 static const int rate_values[] = {44100, 48000};
 
-/* Rows of the tables, by kind. */
-#define FLAG(n, l, dest, h)                                                                        \
-	{                                                                                          \
-		.name = n, .letter = l, .kind = OPT_FLAG, .offset = dest, .help = h                \
-	}
-#define STRING(n, l, dest, a, h)                                                                   \
-	{                                                                                          \
-		.name = n, .letter = l, .kind = OPT_STRING, .offset = dest, .arg = a, .help = h    \
-	}
-#define RANGE(k, n, l, dest, a, h, w, low, high, u)                                                \
-	{                                                                                          \
-		.name = n, .letter = l, .kind = k, .offset = dest, .arg = a, .help = h, .what = w, \
-		.lo = low, .hi = high, .unit = u                                                   \
-	}
-#define CHOICE(n, dest, a, h, w, names, vals)                                                      \
-	{                                                                                          \
-		.name = n, .kind = OPT_CHOICE, .offset = dest, .arg = a, .help = h, .what = w,     \
-		.choices = names, .values = vals                                                   \
-	}
-#define CUSTOM(n, a, h, fn)                                                                        \
-	{                                                                                          \
-		.name = n, .kind = OPT_CUSTOM, .arg = a, .help = h, .parse = fn                    \
-	}
-
 /* clang-format off */
 static const opt build_rows[] = {
     STRING("output", 'o', B(outdir), "DIR", "output folder (default: out); made if missing"),
-    RANGE(OPT_INT, "jobs", 'j', B(jobs), "N", "worker processes (default: all cores); the output is\nthe same whatever N is", "a whole number of workers", 1, 256, NULL),
-    RANGE(OPT_NUMBER, "rate", 0, B(rate), "X", "speed factor applied to the preset's rate, 0.5-2.5\n(default: 1; 1.25 is a quarter faster)", "a speed factor", 0.5, 2.5, " (1 is the preset's speed)"),
-    STRING("format", 0, B(format), "FMT", "audio format: wav (default, 16-bit PCM), flac\n(lossless, about half the size), ogg (Vorbis), mp3,\nopus (always 48 kHz)"),
-    RANGE(OPT_INT, "quality", 0, B(quality), "Q", "0-10: for ogg, opus and mp3 the sound (higher is\nbetter and bigger; default 4: about 50 kbit/s, opus\n24), for flac the compression effort (default 0:\nfastest; 10 is about 10% smaller and 3 times\nslower); wav ignores it", "a whole number", 0, 10, NULL),
-    STRING("author", 0, B(author), "NAME", "the author, written into each file's tags (with the\nchapter as title, the book as album, and the track)"),
-    {.name = "loudness", .kind = OPT_CUSTOM, .arg = "LUFS", .help = "integrated loudness of every chapter, -40 to -10\n(default: -20, EBU R 128); 'off' keeps eSpeak's level", .what = "a level", .lo = -40, .hi = -10, .unit = " LUFS (or 'off')", .parse = parse_loudness},
-    RANGE(OPT_NUMBER, "true-peak", 0, B(ceiling_dbtp), "DBTP", "ceiling for the true peak, -12 to 0 (default: -3,\nwhich also meets ACX); a look-ahead limiter holds it", "a ceiling", -12, 0, " dBTP"),
-    CHOICE("sample-rate", B(sample_rate), "HZ", "44100 or 48000 (resampled with libsoxr); default:\nthe voice's own rate (22050 for eSpeak NG)", "44100 or 48000", rates, rate_values),
+    RANGE(OPT_INT, "jobs", 'j', B(jobs), "N", "worker processes (default: all cores); the output is the same whatever N is", "a whole number of workers", 1, 256, NULL),
+    RANGE(OPT_NUMBER, "rate", 0, B(rate), "X", "speed factor applied to the preset's rate, 0.5-2.5 (default: 1; 1.25 is a quarter faster)", "a speed factor", 0.5, 2.5, " (1 is the preset's speed)"),
+    STRING("format", 0, B(format), "FMT", "audio format: wav (default, 16-bit PCM), flac (lossless, about half the size), ogg (Vorbis), mp3, opus (always 48 kHz)"),
+    RANGE(OPT_INT, "quality", 0, B(quality), "Q", "0-10: for ogg, opus and mp3 the sound (higher is better and bigger; default 4: about 50 kbit/s, opus 24), for flac the compression effort (default 0: fastest; 10 is about 10% smaller and 3 times slower); wav ignores it", "a whole number", 0, 10, NULL),
+    STRING("author", 0, B(author), "NAME", "the author, written into each file's tags (with the chapter as title, the book as album, and the track)"),
+    {.name = "loudness", .kind = OPT_CUSTOM, .arg = "LUFS", .help = "integrated loudness of every chapter, -40 to -10 (default: -20, EBU R 128); 'off' keeps eSpeak's level", .what = "a level", .lo = -40, .hi = -10, .unit = " LUFS (or 'off')", .parse = parse_loudness},
+    RANGE(OPT_NUMBER, "true-peak", 0, B(ceiling_dbtp), "DBTP", "ceiling for the true peak, -12 to 0 (default: -3, which also meets ACX); a look-ahead limiter holds it", "a ceiling", -12, 0, " dBTP"),
+    CHOICE("sample-rate", B(sample_rate), "HZ", "44100 or 48000 (resampled with libsoxr); default: the voice's own rate (22050 for eSpeak NG)", "44100 or 48000", rates, rate_values),
     RANGE(OPT_ROUNDED, "sentence-pause", 0, B(sentence_pause_ms), "MS", "silence between sentences (default: the preset's)", "milliseconds", 0, 10000, NULL),
     RANGE(OPT_ROUNDED, "paragraph-pause", 0, B(paragraph_pause_ms), "MS", "silence between paragraphs (default: the preset's)", "milliseconds", 0, 10000, NULL),
-    CUSTOM("timing", "LIST", "sentence timing files beside each chapter's audio,\ncomma-separated: srt, vtt, lrc, json (default:\nsrt,vtt); none for no timing files", parse_timing),
+    STRING("timing", 0, B(timing), "LIST", "sentence timing files beside each chapter's audio, comma-separated: srt, vtt, lrc, json (default: srt,vtt); none for no timing files"),
     FLAG("force", 0, B(force), "replace an audiobook already in the output folder"),
 };
 
@@ -163,37 +116,35 @@ static const opt voices_dir_rows[] = {
 /* What build, text and pinyin share: how the text is read. */
 static const opt read_rows[] = {
     STRING("voice", 0, R(voice), "NAME", "voice preset (default: cmn); see 'tingshu voices'"),
-    CUSTOM("encoding", "NAME", "read the input in this encoding instead of\ndetecting it (UTF-8, GB18030, BIG5, UTF-16LE ...;\n'iconv -l' lists all)", parse_encoding),
-    CUSTOM("lexicon", "FILE", "your pronunciations, one \"词<TAB>pin1 yin1\" a line;\nthey override everything (repeatable; a lexicon.txt\nin the folder of an input is read too)", parse_lexicon),
+    STRING("encoding", 0, R(encoding), "NAME", "read the input in this encoding instead of detecting it (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)"),
+    CUSTOM("lexicon", "FILE", "your pronunciations, one \"词<TAB>pin1 yin1\" a line; they override everything (repeatable; a lexicon.txt in the folder of an input is read too)", parse_lexicon),
 };
 
 static const opt build_cli_rows[] = {
-    FLAG("dry-run", 0, C(dry_run), "list the chapters that would be built, build\nnothing"),
-    FLAG("quiet", 'q', C(quiet), "no progress, no summary, no warnings"),
+    FLAG("dry-run", 0, C(dry_run), "list the chapters that would be built, build nothing"),
     FLAG("verbose", 'v', C(verbose), "a line for every chapter built"),
-    FLAG("help", 'h', C(help), "show this help"),
 };
 
 static const opt text_cli_rows[] = {
     FLAG("sentences", 0, C(sentences), "one line per chunk sent to the synthesizer instead"),
-    FLAG("quiet", 'q', C(quiet), "no warnings"),
-    FLAG("help", 'h', C(help), "show this help"),
 };
 
 static const char *const stages[] = {"chars", "words", "rules", "all", NULL};
 static const int stage_values[] = {TS_UPTO_CHARS, TS_UPTO_WORDS, TS_UPTO_RULES, TS_UPTO_ALL};
 
 static const opt pinyin_cli_rows[] = {
-    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the\nlexicon word it was read in, default (the\ncharacter's most common reading), rule:LINE (the\ncontext rule on that line of polyphones.txt) or\nsandhi"),
-    FLAG("quiet", 'q', C(quiet), "no warnings"),
-    FLAG("help", 'h', C(help), "show this help"),
+    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt) or sandhi"),
 };
 
 static const opt upto_rows[] = {
-    CHOICE("upto", offsetof(ts_text_opts, upto), "STAGE", "stop the pronunciation after STAGE, to measure\nwhat each adds: chars (each character's most\ncommon reading), words (+ the lexicon's words),\nrules (+ context rules), all (+ sandhi; the\ndefault)", "chars, words, rules or all", stages, stage_values),
+    CHOICE("upto", offsetof(ts_text_opts, upto), "STAGE", "stop the pronunciation after STAGE, to measure what each adds: chars (each character's most common reading), words (+ the lexicon's words), rules (+ context rules), all (+ sandhi; the default)", "chars, words, rules or all", stages, stage_values),
 };
 
-static const opt voices_cli_rows[] = {
+/* Every command's. */
+static const opt quiet_rows[] = {
+    FLAG("quiet", 'q', C(quiet), "errors only: no progress, summary or warnings"),
+};
+static const opt help_rows[] = {
     FLAG("help", 'h', C(help), "show this help"),
 };
 /* clang-format on */
@@ -220,11 +171,14 @@ static const char main_help[] =
     "\n"
     "Exit status: 0 success, 1 some input failed (the rest is still built), 2 usage error.\n";
 
-/* A command: its help around the options, and what its options fill. */
+/* A command: its help around the options, what its options fill, what
+ * its operands are (NULL: it takes none), and what runs it. */
 typedef struct command {
 	const char *name;
 	const char *head, *tail;
-	opt_block blocks[5];
+	const char *operands; /* the message when none is given */
+	int (*run)(const struct command *c, int argc, char **argv);
+	opt_block blocks[6];
 	size_t nblocks;
 } command;
 
@@ -281,56 +235,6 @@ static const char voices_head[] =
     "List the voice presets.  A preset is a small text file NAME.voice; copy one,\n"
     "edit it, and use it with --voice NAME --voices-dir DIR (or --voice PATH).\n";
 
-static ts_build_opts bo;
-static ts_text_opts to;
-
-static const command commands[] = {
-    {"build",
-     build_head,
-     build_tail,
-     {OPT_BLOCK(build_rows, &bo), OPT_BLOCK(read_rows, &bo.read),
-      OPT_BLOCK(voices_dir_rows, &bo.read), OPT_BLOCK(build_cli_rows, &g)},
-     4},
-    {"text",
-     text_head,
-     "",
-     {OPT_BLOCK(read_rows, &to.read), OPT_BLOCK(voices_dir_rows, &to.read),
-      OPT_BLOCK(text_cli_rows, &g)},
-     3},
-    {"pinyin",
-     pinyin_head,
-     "",
-     {OPT_BLOCK(upto_rows, &to), OPT_BLOCK(read_rows, &to.read),
-      OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(pinyin_cli_rows, &g)},
-     4},
-    {"voices",
-     voices_head,
-     "",
-     {OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(voices_cli_rows, &g)},
-     2},
-};
-
-static const command *find_command(const char *name)
-{
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return &commands[i];
-	return NULL;
-}
-
-static int print_help(const command *c)
-{
-	if (!c) {
-		fputs(main_help, stdout);
-		return EXIT_OK;
-	}
-	fputs(c->head, stdout);
-	fputs("\nOptions:\n", stdout);
-	opt_help(stdout, c->blocks, c->nblocks);
-	fputs(c->tail, stdout);
-	return EXIT_OK;
-}
-
 /* ---- voices ----------------------------------------------------------- */
 
 static void on_voice(void *ud, const char *name, const char *description, const char *error)
@@ -370,20 +274,21 @@ static int write_stdout(void *ud, const char *s, size_t n)
 static int cmd_text(const command *c, int argc, char **argv)
 {
 	int pinyin = strcmp(c->name, "pinyin") == 0;
-	if (argc < 1)
-		return usage_error(c->name, "no FILE given");
 	to.mode = g.explain     ? TS_TEXT_EXPLAIN
 	          : pinyin      ? TS_TEXT_PINYIN
 	          : g.sentences ? TS_TEXT_CHUNKS
 	                        : TS_TEXT_LINES;
 	ts_error err = {0};
 	size_t failed = 0;
-	if (ts_text_print(&to, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL, &failed,
-	                  &err)) {
+	int rc = ts_text_print(&to, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL, &failed,
+	                       &err);
+	if (rc == TS_EINVAL)
+		return usage_error(c->name, "%s", ts_error_msg(&err));
+	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
 		return EXIT_USAGE;
 	}
-	int rc = failed ? EXIT_FAILED : EXIT_OK;
+	rc = failed ? EXIT_FAILED : EXIT_OK;
 	if (fflush(stdout) != 0) {
 		msg("error", "cannot write to standard output: %s", strerror(errno));
 		rc = EXIT_FAILED;
@@ -438,8 +343,6 @@ static void print_plan(const ts_plan *plan)
 
 static int cmd_build(const command *c, int argc, char **argv)
 {
-	if (argc < 1)
-		return usage_error(c->name, "no INPUT given (a .txt file, a directory, or -)");
 	ts_error err = {0};
 	ts_plan *plan;
 	bo.cancel = &interrupted;
@@ -488,6 +391,42 @@ static int cmd_build(const command *c, int argc, char **argv)
 	return status;
 }
 
+/* clang-format off */
+static const command commands[] = {
+    {"build", build_head, build_tail, "no INPUT given (a .txt file, a directory, or -)", cmd_build,
+     {OPT_BLOCK(build_rows, &bo), OPT_BLOCK(read_rows, &bo.read), OPT_BLOCK(voices_dir_rows, &bo.read),
+      OPT_BLOCK(build_cli_rows, &g), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
+    {"text", text_head, "", "no FILE given", cmd_text,
+     {OPT_BLOCK(text_cli_rows, &g), OPT_BLOCK(read_rows, &to.read), OPT_BLOCK(voices_dir_rows, &to.read),
+      OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 5},
+    {"pinyin", pinyin_head, "", "no FILE given", cmd_text,
+     {OPT_BLOCK(pinyin_cli_rows, &g), OPT_BLOCK(upto_rows, &to), OPT_BLOCK(read_rows, &to.read),
+      OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
+    {"voices", voices_head, "", NULL, cmd_voices,
+     {OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(help_rows, &g)}, 2},
+};
+/* clang-format on */
+
+static const command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int print_help(const command *c)
+{
+	if (!c) {
+		fputs(main_help, stdout);
+		return EXIT_OK;
+	}
+	printf("%s\nOptions:\n", c->head);
+	opt_help(stdout, c->blocks, c->nblocks);
+	fputs(c->tail, stdout);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	ts_build_opts_init(&bo);
@@ -517,12 +456,9 @@ int main(int argc, char **argv)
 		return print_help(c);
 	int nargs = argc - 1 - first;
 	char **args = argv + 1 + first;
-	if (strcmp(c->name, "voices") == 0) {
-		if (nargs > 0)
-			return usage_error(c->name, "unexpected argument '%s'", args[0]);
-		return cmd_voices(c, nargs, args);
-	}
-	if (strcmp(c->name, "build") == 0)
-		return cmd_build(c, nargs, args);
-	return cmd_text(c, nargs, args);
+	if (c->operands && nargs < 1)
+		return usage_error(c->name, "%s", c->operands);
+	if (!c->operands && nargs > 0)
+		return usage_error(c->name, "unexpected argument '%s'", args[0]);
+	return c->run(c, nargs, args);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPTS_MAX = 64, HELP_COLUMN = 25 };
+enum { OPTS_MAX = 64, HELP_COLUMN = 25, HELP_WIDTH = 79 };
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -121,27 +121,43 @@ int opt_parse(const char *cmd, int argc, char **argv, const opt_block *blocks, s
 	return optind;
 }
 
+/* Print text from column HELP_COLUMN, wrapped at HELP_WIDTH, the first
+ * line after what is already printed (w columns). */
+static void wrap(FILE *out, const char *text, int w)
+{
+	while (*text) {
+		int len = 0, room = HELP_WIDTH - HELP_COLUMN, cols = 0;
+		/* The longest run of words that fits; a word longer than
+		 * a line stands alone. */
+		for (int i = 0; text[i]; i++) {
+			if ((text[i] & 0xC0) != 0x80)
+				cols += (unsigned char)text[i] >= 0xE0 ? 2 : 1; /* CJK: wide */
+			if (text[i] == ' ' && cols - 1 > room)
+				break;
+			if (text[i] == ' ' || !text[i + 1])
+				len = cols - 1 <= room || !len ? i + (text[i] != ' ') : len;
+		}
+		fprintf(out, "%*s%.*s\n", HELP_COLUMN - w, "", len, text);
+		text += len;
+		while (*text == ' ')
+			text++;
+		w = 0;
+	}
+}
+
 void opt_help(FILE *out, const opt_block *blocks, size_t nblocks)
 {
 	for (size_t b = 0; b < nblocks; b++) {
 		for (size_t i = 0; i < blocks[b].n; i++) {
 			const opt *o = &blocks[b].rows[i];
-			char left[128];
-			int w =
-			    snprintf(left, sizeof left, "  %c%c%s--%s%s%s", o->letter ? '-' : ' ',
-			             o->letter ? o->letter : ' ', o->letter ? ", " : "  ", o->name,
-			             o->arg ? " " : "", o->arg ? o->arg : "");
-			const char *h = o->help;
-			size_t len = strcspn(h, "\n");
-			if (w + 1 > HELP_COLUMN)
-				fprintf(out, "%s\n%*s%.*s\n", left, HELP_COLUMN, "", (int)len, h);
-			else
-				fprintf(out, "%-*s%.*s\n", HELP_COLUMN, left, (int)len, h);
-			for (h += len; *h == '\n'; h += len) {
-				h++;
-				len = strcspn(h, "\n");
-				fprintf(out, "%*s%.*s\n", HELP_COLUMN, "", (int)len, h);
+			int w = fprintf(out, "  %c%c%s--%s%s%s", o->letter ? '-' : ' ',
+			                o->letter ? o->letter : ' ', o->letter ? ", " : "  ",
+			                o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+			if (w + 1 > HELP_COLUMN) {
+				fputc('\n', out);
+				w = 0;
 			}
+			wrap(out, o->help, w);
 		}
 	}
 }

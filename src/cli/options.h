@@ -25,7 +25,7 @@ typedef struct opt {
 	opt_kind kind;
 	size_t offset;    /* of the destination in the block's struct */
 	const char *arg;  /* the value's name in the help ("DIR"); NULL: a flag */
-	const char *help; /* lines of help, '\n' between them */
+	const char *help; /* one line or more: the help wraps it */
 	/* OPT_INT, OPT_NUMBER, OPT_ROUNDED: "--NAME takes WHAT from LO to HI
 	 * UNIT, not 'VALUE'"; OPT_CHOICE: "--NAME takes WHAT, not 'VALUE'". */
 	const char *what;
@@ -45,10 +45,15 @@ typedef struct opt_block {
 	void *base;
 } opt_block;
 
-#define OPT_BLOCK(rows, base)                                                                      \
-	{                                                                                          \
-		rows, sizeof rows / sizeof rows[0], base                                           \
-	}
+/* Rows of the tables, by kind.  Help is one string: it is wrapped. */
+/* clang-format off */
+#define OPT_BLOCK(rows, base) {rows, sizeof rows / sizeof rows[0], base}
+#define FLAG(n, l, dest, h) {.name = n, .letter = l, .kind = OPT_FLAG, .offset = dest, .help = h}
+#define STRING(n, l, dest, a, h) {.name = n, .letter = l, .kind = OPT_STRING, .offset = dest, .arg = a, .help = h}
+#define RANGE(k, n, l, dest, a, h, w, low, high, u) {.name = n, .letter = l, .kind = k, .offset = dest, .arg = a, .help = h, .what = w, .lo = low, .hi = high, .unit = u}
+#define CHOICE(n, dest, a, h, w, names, vals) {.name = n, .kind = OPT_CHOICE, .offset = dest, .arg = a, .help = h, .what = w, .choices = names, .values = vals}
+#define CUSTOM(n, a, h, fn) {.name = n, .kind = OPT_CUSTOM, .arg = a, .help = h, .parse = fn}
+/* clang-format on */
 
 /* Parse argv (argv[0] is the command's name) with the options of
  * blocks: the index of the first operand, or -1 after a usage error was
