@@ -663,11 +663,8 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 		size_t i = 0;
 		if (first) {
 			first = 0;
-			if (n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF) {
-				i = 3;
-				off = 3;
-				li.start = 3;
-			}
+			i = ts_utf8_bom((const char *)buf, n); /* skipped: not text */
+			off = li.start = (long)i;
 		}
 		while (i < n) {
 			unsigned char ch = buf[i];
