@@ -268,12 +268,12 @@ static int cmd_voices(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = 0; i < n; i++) {
 		ts_voice v;
-		char err[512];
-		if (ts_voice_find(&v, dir, names[i], err, sizeof err) == 0) {
+		ts_error err;
+		if (ts_voice_find(&v, dir, names[i], &err) == 0) {
 			printf("%-12s %s%s\n", names[i], v.description,
 			       strcmp(names[i], "cmn") == 0 ? " [default]" : "");
 		} else {
-			msg("warning", "%s", err);
+			msg("warning", "%s", ts_error_msg(&err));
 			rc = EXIT_FAILED;
 		}
 		free(names[i]);
@@ -288,11 +288,12 @@ static int cmd_voices(int argc, char **argv)
  * Returns 0, or prints why and returns -1.  *lang is freed by the caller. */
 static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, ts_lang **lang)
 {
-	char vdir[PATH_MAX], err[1024];
+	char vdir[PATH_MAX];
+	ts_error err;
 	if (find_voices_dir(vdir_opt, vdir, sizeof vdir))
 		return -1;
-	if (ts_voice_find(voice, vdir, name, err, sizeof err)) {
-		msg("error", "%s", err);
+	if (ts_voice_find(voice, vdir, name, &err)) {
+		msg("error", "%s", ts_error_msg(&err));
 		return -1;
 	}
 	if (!voice->language[0] || strchr(voice->language, '/') || voice->language[0] == '.') {
@@ -312,20 +313,20 @@ static int load_voice(const char *vdir_opt, const char *name, ts_voice *voice, t
 	struct stat st;
 	if (stat(dir, &st) != 0 && ts_voices_dir(NULL, shipped, sizeof shipped) == 0)
 		snprintf(dir, sizeof dir, "%s/%s", shipped, voice->language);
-	int rc;
-	*lang = ts_lang_load(dir, &rc, err, sizeof err);
+	*lang = ts_lang_load(dir, &err);
 	if (!*lang) {
-		msg("error", "voice %s: cannot load its language data: %s", voice->name, err);
+		msg("error", "voice %s: cannot load its language data: %s", voice->name,
+		    ts_error_msg(&err));
 		return -1;
 	}
 	return 0;
 }
 
-static void on_lexicon_warning(void *ud, const char *text)
+static void on_lexicon_warning(void *ud, ts_level level, const char *text)
 {
 	(void)ud;
-	if (!quiet)
-		msg("warning", "%s", text);
+	if (!quiet || level == TS_ERROR)
+		msg(level == TS_ERROR ? "error" : "warning", "%s", text);
 }
 
 /* The user's lexicons: a lexicon.txt in the folder of each input (or in
@@ -334,7 +335,8 @@ static void on_lexicon_warning(void *ud, const char *text)
  * -1 (reported). */
 static int add_lexicons(ts_lang *lang, char **inputs, int ninputs, char **files, int nfiles)
 {
-	char err[1024], path[PATH_MAX + 16], seen[8][PATH_MAX + 16];
+	char path[PATH_MAX + 16], seen[8][PATH_MAX + 16];
+	ts_error err;
 	int nseen = 0;
 	for (int i = 0; i < ninputs; i++) {
 		const char *in = inputs[i];
@@ -358,17 +360,16 @@ static int add_lexicons(ts_lang *lang, char **inputs, int ninputs, char **files,
 			continue;
 		if (nseen < 8)
 			snprintf(seen[nseen++], sizeof seen[0], "%s", path);
-		int rc = ts_lang_add_lexicon(lang, path, on_lexicon_warning, NULL, err, sizeof err);
+		int rc = ts_lang_add_lexicon(lang, path, on_lexicon_warning, NULL, &err);
 		if (rc) {
-			msg("error", "lexicon %s", err);
+			msg("error", "lexicon %s", ts_error_msg(&err));
 			return -1;
 		}
 	}
 	for (int i = 0; i < nfiles; i++) {
-		int rc =
-		    ts_lang_add_lexicon(lang, files[i], on_lexicon_warning, NULL, err, sizeof err);
+		int rc = ts_lang_add_lexicon(lang, files[i], on_lexicon_warning, NULL, &err);
 		if (rc) {
-			msg("error", "--lexicon %s", err);
+			msg("error", "--lexicon %s", ts_error_msg(&err));
 			return -1;
 		}
 	}

@@ -103,13 +103,13 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 	return TS_EVOICE;
 }
 
-int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
+int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		int e = errno;
-		snprintf(err, errsz, "%s: %s", path, strerror(e));
-		return e == ENOENT ? TS_ENOENT : TS_EIO;
+		return ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		                    strerror(e));
 	}
 	ts_voice_defaults(v);
 	const char *base = strrchr(path, '/');
@@ -128,13 +128,13 @@ int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
 		char *eq = strchr(s, '=');
 		char why[256];
 		if (!eq) {
-			snprintf(err, errsz, "%s:%d: expected \"key = value\"", path, lineno);
-			rc = TS_EVOICE;
+			rc = ts_error_set(err, TS_EVOICE, "%s:%d: expected \"key = value\"", path,
+			                  lineno);
 			break;
 		}
 		*eq = '\0';
 		if ((rc = set_key(v, trim(s), trim(eq + 1), why, sizeof why))) {
-			snprintf(err, errsz, "%s:%d: %s", path, lineno, why);
+			ts_error_set(err, rc, "%s:%d: %s", path, lineno, why);
 			break;
 		}
 	}
@@ -142,41 +142,34 @@ int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
 	if (rc)
 		return rc;
 	/* DESIGN: eSpeak 1.51's cmn voice reads Chinese as English. */
-	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0) {
-		snprintf(
-		    err, errsz,
+	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0)
+		return ts_error_set(
+		    err, TS_EVOICE,
 		    "%s: espeak_voice \"%s\" reads Chinese as English words in eSpeak NG 1.51; "
 		    "use cmn-latn-pinyin",
 		    path, v->espeak_voice);
-		return TS_EVOICE;
-	}
-	if (!v->espeak_voice[0]) {
-		snprintf(err, errsz, "%s: espeak_voice is not set", path);
-		return TS_EVOICE;
-	}
+	if (!v->espeak_voice[0])
+		return ts_error_set(err, TS_EVOICE, "%s: espeak_voice is not set", path);
 	return 0;
 }
 
-int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, size_t errsz)
+int ts_voice_find(ts_voice *v, const char *dir, const char *name, ts_error *err)
 {
 	if (strchr(name, '/'))
-		return ts_voice_load(v, name, err, errsz);
+		return ts_voice_load(v, name, err);
 	for (const char *p = name; *p; p++) {
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-			snprintf(err, errsz, "invalid voice name \"%s\"", name);
-			return TS_EVOICE;
-		}
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return ts_error_set(err, TS_EVOICE, "invalid voice name \"%s\"", name);
 	}
 	ts_buf path = {0};
 	if (ts_buf_printf(&path, "%s/%s.voice", dir, name))
-		return TS_ENOMEM;
-	int rc = ts_voice_load(v, path.data, err, errsz);
-	if (rc == TS_ENOENT) {
-		snprintf(err, errsz, "unknown voice \"%s\" (no %s); 'tingshu voices' lists them",
-		         name, path.data);
-		rc = TS_EVOICE;
-	}
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	int rc = ts_voice_load(v, path.data, err);
+	if (rc == TS_ENOENT)
+		rc = ts_error_set(err, TS_EVOICE,
+		                  "unknown voice \"%s\" (no %s); 'tingshu voices' lists them", name,
+		                  path.data);
 	ts_buf_free(&path);
 	return rc;
 }

@@ -194,8 +194,7 @@ static int cmp_rule(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line; /* file order within a character */
 }
 
-ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *errbuf,
-                        size_t errsz)
+ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, ts_error *err)
 {
 	ts_rules *r = calloc(1, sizeof *r);
 	char *line = NULL;
@@ -203,13 +202,12 @@ ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *
 	int rc = 0, lineno = 0;
 	FILE *f = NULL;
 	if (!r) {
-		rc = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
 	if (!(f = fopen(path, "r"))) {
-		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		rc = ts_error_set(err, errno == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		                  strerror(errno));
 		goto out;
 	}
 	ssize_t got;
@@ -228,15 +226,14 @@ ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *
 		const char *why = "";
 		if ((rc = parse_line(r, lx, line, lineno, &why))) {
 			if (rc == TS_ENOMEM)
-				snprintf(errbuf, errsz, "out of memory");
+				ts_error_set(err, rc, NULL);
 			else
-				snprintf(errbuf, errsz, "%s:%d: %s", path, lineno, why);
+				ts_error_set(err, rc, "%s:%d: %s", path, lineno, why);
 			goto out;
 		}
 	}
 	if (ferror(f)) {
-		rc = TS_EIO;
-		snprintf(errbuf, errsz, "%s: read error", path);
+		rc = ts_error_set(err, TS_EIO, "%s: read error", path);
 		goto out;
 	}
 	qsort(r->rules, r->nrules, sizeof *r->rules, cmp_rule);
@@ -246,7 +243,6 @@ out:
 	free(line);
 	if (rc) {
 		ts_rules_free(r);
-		*err = rc;
 		return NULL;
 	}
 	return r;

@@ -201,13 +201,13 @@ int ts_userlex_add(ts_userlex *u, const char *word, size_t wlen, const char *pin
 	return rc;
 }
 
-int ts_userlex_load(ts_userlex *u, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
-                    size_t errsz)
+int ts_userlex_load(ts_userlex *u, const char *path, ts_diag_fn diag, void *ud, ts_error *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? TS_ENOENT : TS_EIO;
+		int e = errno;
+		return ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		                    strerror(e));
 	}
 	char *line = NULL;
 	size_t cap = 0;
@@ -240,20 +240,18 @@ int ts_userlex_load(ts_userlex *u, const char *path, ts_warn_fn warn, void *ud, 
 			rc = add_entry(u, p, wlen, py, strlen(py), &why);
 		}
 		if (rc == TS_ENOMEM) {
-			snprintf(errbuf, errsz, "out of memory");
+			ts_error_set(err, rc, NULL);
 			break;
 		}
-		if ((rc || !tab) && warn) {
+		if ((rc || !tab) && diag) {
 			char m[1200];
 			snprintf(m, sizeof m, "%s:%d: %s; line skipped", path, lineno, why);
-			warn(ud, m);
+			diag(ud, TS_WARNING, m);
 		}
 		rc = 0;
 	}
-	if (!rc && ferror(f)) {
-		snprintf(errbuf, errsz, "%s: read error", path);
-		rc = TS_EIO;
-	}
+	if (!rc && ferror(f))
+		rc = ts_error_set(err, TS_EIO, "%s: read error", path);
 	free(line);
 	fclose(f);
 	sort_entries(u);
