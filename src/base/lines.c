@@ -25,30 +25,34 @@ struct ts_lines {
 	char *buf; /* max + 2 bytes: the line, a CR, the NUL */
 };
 
-ts_lines *ts_lines_open(const char *path, size_t max_len, unsigned flags, ts_error *err)
+int ts_lines_open(ts_lines **out, const char *path, size_t max_len, unsigned flags, ts_error *err)
 {
 	ts_lines *r = NULL;
+	int rc = 0;
+	*out = NULL;
 	if (max_len == 0 || max_len > SIZE_MAX / 2) {
-		ts_error_set(err, TS_EINVAL, "%s: bad line length limit %zu", path, max_len);
+		rc = ts_error_set(err, TS_EINVAL, "%s: bad line length limit %zu", path, max_len);
 		goto fail;
 	}
 	r = calloc(1, sizeof *r);
 	if (!r || !(r->path = ts_strdup(path)) || !(r->buf = malloc(max_len + 2))) {
-		ts_error_set(err, TS_ENOMEM, NULL);
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto fail;
 	}
 	if (!(r->f = fopen(path, "re"))) {
 		int e = errno;
-		ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path, strerror(e));
+		rc = ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		                  strerror(e));
 		goto fail;
 	}
 	r->max = max_len;
 	r->flags = flags;
 	r->first = 1;
-	return r;
+	*out = r;
+	return 0;
 fail:
 	ts_lines_close(r);
-	return NULL;
+	return rc;
 }
 
 static int fail(ts_lines *r, int code)
@@ -67,7 +71,7 @@ static int fail(ts_lines *r, int code)
 static int is_comment(const char *s, size_t n)
 {
 	size_t i = 0;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
 		i++;
 	return i == n || s[i] == '#';
 }

@@ -19,17 +19,18 @@ typedef struct ts_lines ts_lines;
 
 /* Flags of ts_lines_open(). */
 enum {
-	/* Skip blank lines (nothing but spaces and tabs) and comment lines
-	 * (# is the first character that is not a space or tab). */
+	/* Skip blank lines (nothing but spaces, tabs and CRs) and comment
+	 * lines (# is the first character that is not one of them). */
 	TS_LINES_SKIP_COMMENTS = 1,
 };
 
 /* Open the file at path to read lines of at most max_len bytes (not
  * counting the line ending; max_len > 0) with flags (TS_LINES_*).
- * Returns NULL with err set on failure: TS_ENOENT or TS_EIO with "PATH:
- * errno's message", TS_ENOMEM, TS_EINVAL for a max_len of 0.  Close with
- * ts_lines_close(). */
-ts_lines *ts_lines_open(const char *path, size_t max_len, unsigned flags, ts_error *err);
+ * Returns 0 with the reader in *r, or a negative code with *r NULL and
+ * err (may be NULL) set: TS_ENOENT or TS_EIO with "PATH: errno's
+ * message", TS_ENOMEM, TS_EINVAL for a max_len of 0.  Close the reader
+ * with ts_lines_close(). */
+int ts_lines_open(ts_lines **r, const char *path, size_t max_len, unsigned flags, ts_error *err);
 
 /* Read the next line.  Returns 1 with *line (NUL-terminated; owned by the
  * reader, which the caller may change in place, valid until the next call)

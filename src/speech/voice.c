@@ -1,6 +1,7 @@
 /* voice.c - load, find and list voice presets (see voice.h). */
 #include "speech/voice.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -15,6 +16,11 @@
 #ifndef TS_INSTALL_VOICES_DIR
 #define TS_INSTALL_VOICES_DIR "/usr/local/share/tingshu/voices"
 #endif
+
+/* A setting is a key and a short value (a description is under 160
+ * bytes); 4096 leaves room for any comment, and a file that is not text
+ * fails at its first line. */
+#define PRESET_LINE_MAX 4096
 
 void ts_voice_defaults(ts_voice *v)
 {
@@ -105,12 +111,10 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 
 int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-		return ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
-		                    strerror(e));
-	}
+	ts_lines *in;
+	int rc = ts_lines_open(&in, path, PRESET_LINE_MAX, TS_LINES_SKIP_COMMENTS, err);
+	if (rc)
+		return rc;
 	ts_voice_defaults(v);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -118,27 +122,27 @@ int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 	if (bl > 6 && strcmp(base + bl - 6, ".voice") == 0)
 		bl -= 6;
 	snprintf(v->name, sizeof v->name, "%.*s", (int)bl, base);
-	char line[512];
-	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
+	char *line;
+	int got;
+	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
+		long lineno = ts_lines_lineno(in);
 		char *s = trim(line);
-		if (*s == '\0' || *s == '#')
-			continue;
 		char *eq = strchr(s, '=');
 		char why[256];
 		if (!eq) {
-			rc = ts_error_set(err, TS_EVOICE, "%s:%d: expected \"key = value\"", path,
+			rc = ts_error_set(err, TS_EVOICE, "%s:%ld: expected \"key = value\"", path,
 			                  lineno);
 			break;
 		}
 		*eq = '\0';
 		if ((rc = set_key(v, trim(s), trim(eq + 1), why, sizeof why))) {
-			ts_error_set(err, rc, "%s:%d: %s", path, lineno, why);
+			ts_error_set(err, rc, "%s:%ld: %s", path, lineno, why);
 			break;
 		}
 	}
-	fclose(f);
+	if (!rc && got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	ts_lines_close(in);
 	if (rc)
 		return rc;
 	/* DESIGN: eSpeak 1.51's cmn voice reads Chinese as English. */

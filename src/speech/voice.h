@@ -38,8 +38,9 @@ typedef struct ts_voice {
 /* Fill v with the built-in defaults (the cmn preset's values). */
 void ts_voice_defaults(ts_voice *v);
 
-/* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO with
- * err (may be NULL) set, its message "file:line: what". */
+/* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO /
+ * TS_ETOOLONG (a line over 4096 bytes) with err (may be NULL) set, its
+ * message "file:line: what". */
 int ts_voice_load(ts_voice *v, const char *path, ts_error *err);
 
 /* Find voice NAME in dir (dir/NAME.voice) and load it; NAME may also be a

@@ -5,12 +5,15 @@
  * edit of a table is found at once rather than misreading a book. */
 #include "zh/lang.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A table line is two characters and a tab; 4096 bytes leave room for any
+ * comment, and a file that is not text still fails at its first line. */
+#define TABLE_LINE_MAX 4096
 
 typedef struct pair {
 	uint32_t from, to;
@@ -58,29 +61,22 @@ static uint32_t single_char(const char *s, size_t n)
 
 static int load_lookalikes(ts_lang *l, const char *path, ts_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-		return ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
-		                    strerror(e));
-	}
-	char line[256];
+	ts_lines *in;
+	int rc = ts_lines_open(&in, path, TABLE_LINE_MAX, TS_LINES_SKIP_COMMENTS, err);
+	if (rc)
+		return rc;
 	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		size_t n = strcspn(line, "\r\n");
-		line[n] = '\0';
-		if (n == 0 || line[0] == '#')
-			continue;
+	char *line;
+	int got;
+	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
 		char *tab = strchr(line, '\t');
 		uint32_t from = tab ? single_char(line, (size_t)(tab - line)) : 0;
 		uint32_t to = tab ? single_char(tab + 1, strlen(tab + 1)) : 0;
 		if (!from || !to) {
 			rc = ts_error_set(
 			    err, TS_EINVAL,
-			    "%s:%d: expected \"variant<TAB>standard\", one character each", path,
-			    lineno);
+			    "%s:%ld: expected \"variant<TAB>standard\", one character each", path,
+			    ts_lines_lineno(in));
 			break;
 		}
 		if (l->nlook == cap) {
@@ -94,7 +90,9 @@ static int load_lookalikes(ts_lang *l, const char *path, ts_error *err)
 		}
 		l->look[l->nlook++] = (pair){from, to};
 	}
-	fclose(f);
+	if (!rc && got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	ts_lines_close(in);
 	if (rc)
 		return rc;
 	if (l->nlook) {

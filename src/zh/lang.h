@@ -52,8 +52,8 @@ const ts_userlex *ts_lang_userlex(const ts_lang *l);
 
 /* Add a user's lexicon file (see userlex.h): its words override the
  * voice's.  Bad lines are skipped, each with a TS_WARNING to diag (may be
- * NULL).  Returns 0 or TS_ENOENT, TS_EIO, TS_ENOMEM with err (may be NULL)
- * set. */
+ * NULL).  Returns 0 or TS_ENOENT, TS_EIO, TS_ETOOLONG, TS_ENOMEM with err
+ * (may be NULL) set. */
 int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_diag_fn diag, void *ud, ts_error *err);
 
 #endif

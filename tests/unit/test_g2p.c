@@ -220,6 +220,18 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof path, "%s/no-such-lexicon.txt", argv[3]);
 	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == TS_ENOENT);
 	CHECK(err.code == TS_ENOENT && strstr(err.msg, path));
+	/* A line no lexicon has (over 4096 bytes) is an error naming the
+	 * file and line, not a warning: the file is not a lexicon. */
+	snprintf(path, sizeof path, "%s/long-lexicon.txt", argv[3]);
+	f = fopen(path, "w");
+	fputs("银行\tyin2 xing2\n", f);
+	for (int i = 0; i < 4097; i++)
+		fputc('x', f);
+	fputs("\n", f);
+	fclose(f);
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == TS_ETOOLONG);
+	snprintf(want, sizeof want, "%s:2: line too long", path);
+	CHECK(err.code == TS_ETOOLONG && strstr(err.msg, want));
 	ts_userlex_free(u2);
 	ts_userlex_free(u);
 	ts_userlex_free(NULL);

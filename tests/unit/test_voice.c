@@ -46,6 +46,10 @@ int main(int argc, char **argv)
 	CHECK(load_err(dir, "nosuch", "unknown voice \"nosuch\"") == TS_EVOICE);
 	CHECK(load_err(dir, "a b", "invalid voice name") == TS_EVOICE);
 
+	/* A byte-order mark and CRLF line ends, as Windows editors write. */
+	CHECK(ts_voice_find(&v, dir, "windows", &err) == 0);
+	CHECK(strcmp(v.description, "crlf voice") == 0 && v.rate == 190);
+
 	/* A path works as a name. */
 	char path[1024];
 	snprintf(path, sizeof path, "%s/good.voice", dir);
