@@ -165,6 +165,11 @@ size_t ts_utf8_check(const char *s, size_t n, int final)
 	return n;
 }
 
+size_t ts_utf8_bom(const char *s, size_t n)
+{
+	return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 size_t ts_utf8_count(const char *s, size_t n)
 {
 	size_t count = 0;

@@ -50,6 +50,11 @@ int ts_utf8_encode(uint32_t cp, char *out);
  * invalid only when final is non-zero. */
 size_t ts_utf8_check(const char *s, size_t n, int final);
 
+/* Length of the UTF-8 byte-order mark (EF BB BF) s[0..n) starts with:
+ * 3, or 0 when it does not start with one.  Windows editors write it at
+ * the start of a file; readers of UTF-8 text skip it. */
+size_t ts_utf8_bom(const char *s, size_t n);
+
 /* Number of code points in valid UTF-8 text. */
 size_t ts_utf8_count(const char *s, size_t n);
 

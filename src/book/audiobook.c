@@ -7,6 +7,7 @@
 #include "audio/cues.h"
 #include "audio/master.h"
 #include "audio/write.h"
+#include "base/lines.h"
 #include "book/build.h"
 #include "book/input.h"
 #include "book/output.h"
@@ -391,14 +392,14 @@ static int is_new_timing(const ts_plan *p, const char *name, int t)
  * for the same name. */
 static void remove_stale(const ts_plan *p)
 {
-	char line[1024], path[PATH_MAX];
+	char path[PATH_MAX], *line;
+	size_t len;
+	ts_lines *r;
 	in_outdir(p, "playlist.m3u", path);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (ts_lines_open(&r, path, PATH_MAX, TS_LINES_SKIP_COMMENTS, NULL))
 		return;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || line[0] == '#' || strchr(line, '/') || line[0] == '.')
+	while (ts_lines_next(r, &line, &len) > 0) {
+		if (strchr(line, '/') || line[0] == '.')
 			continue;
 		int keep = 0;
 		for (size_t i = 0; i < p->n && !keep; i++)
@@ -416,7 +417,7 @@ static void remove_stale(const ts_plan *p)
 			free(old);
 		}
 	}
-	fclose(f);
+	ts_lines_close(r);
 }
 
 /* ---- the build ------------------------------------------------------ */

@@ -321,16 +321,15 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 
 static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 {
-	char err[400] = "";
-	int rc = 0;
-	ts_synth *syn = ts_synth_new(job->voice, job->rate_factor, &rc, err, sizeof err);
+	ts_error err = {0};
+	ts_synth *syn = ts_synth_new(job->voice, job->rate_factor, &err);
 	msg m = {.type = syn ? MSG_READY : MSG_INIT_FAIL, .worker = id};
 	if (syn) {
 		m.rate = ts_synth_rate(syn);
 		m.wpm = ts_synth_wpm(syn);
 	} else {
-		m.res.status = rc;
-		snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s", err);
+		m.res.status = err.code;
+		snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s", ts_error_msg(&err));
 	}
 	if (write_all(res_fd, &m, sizeof m) || !syn)
 		goto out;

@@ -663,11 +663,8 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 		size_t i = 0;
 		if (first) {
 			first = 0;
-			if (n >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF) {
-				i = 3;
-				off = 3;
-				li.start = 3;
-			}
+			i = ts_utf8_bom((const char *)buf, n); /* skipped: not text */
+			off = li.start = (long)i;
 		}
 		while (i < n) {
 			unsigned char ch = buf[i];
@@ -1284,13 +1281,11 @@ ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error 
 		ts_error_set(err, rc = TS_EIO, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	unsigned char head[3] = {0};
+	char head[3];
 	fseek(f, 0, SEEK_END);
 	long size = ftell(f);
 	fseek(f, 0, SEEK_SET);
-	long start =
-	    fread(head, 1, 3, f) == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3
-	                                                                                       : 0;
+	long start = (long)ts_utf8_bom(head, fread(head, 1, sizeof head, f));
 	fclose(f);
 	ts_chapter whole = {
 	    .source = (char *)src, .display = (char *)path, .start = start, .end = size};

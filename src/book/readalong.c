@@ -322,11 +322,9 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 	enum { BETWEEN, AFTER_ID, IN_CUE, SKIP } state = BETWEEN;
 	vtt_reader r = {0};
 	int rc = 0;
-	size_t i = 0;
 	*cues = NULL;
 	*n = 0;
-	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-		i = 3;
+	size_t i = ts_utf8_bom(text, len); /* a byte-order mark */
 	if (len - i < 6 || memcmp(text + i, "WEBVTT", 6) != 0 ||
 	    (len - i > 6 && !memchr(" \t\r\n", text[i + 6], 4)))
 		return TS_EINVAL;

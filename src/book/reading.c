@@ -27,12 +27,13 @@ int ts_reading_voices_dir(const char *voices_dir, char *dir, size_t sz, ts_error
 static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 {
 	const char *name = o->voice ? o->voice : "cmn";
-	char vdir[PATH_MAX], msg[1024];
+	char vdir[PATH_MAX];
 	if (ts_reading_voices_dir(o->voices_dir, vdir, sizeof vdir, err))
 		return TS_EVOICE;
 	ts_voice *v = &r->voice;
-	if (ts_voice_find(v, vdir, name, msg, sizeof msg))
-		return ts_error_set(err, TS_EVOICE, "%s", msg);
+	ts_error e = {0};
+	if (ts_voice_find(v, vdir, name, &e))
+		return ts_error_set(err, TS_EVOICE, "%s", ts_error_msg(&e));
 	if (!v->language[0] || strchr(v->language, '/') || v->language[0] == '.')
 		return ts_error_set(
 		    err, TS_EVOICE,
@@ -49,24 +50,11 @@ static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 	struct stat st;
 	if (stat(dir, &st) != 0 && ts_voices_dir(NULL, shipped, sizeof shipped) == 0)
 		snprintf(dir, sizeof dir, "%s/%s", shipped, v->language);
-	int rc;
-	r->lang = ts_lang_load(dir, &rc, msg, sizeof msg);
+	r->lang = ts_lang_load(dir, &e);
 	if (!r->lang)
 		return ts_error_set(err, TS_EVOICE, "voice %s: cannot load its language data: %s",
-		                    v->name, msg);
+		                    v->name, ts_error_msg(&e));
 	return 0;
-}
-
-typedef struct diag_to {
-	ts_diag_fn fn;
-	void *ud;
-} diag_to;
-
-static void lexicon_warning(void *ud, const char *text)
-{
-	diag_to *d = ud;
-	if (d->fn)
-		d->fn(d->ud, TS_WARNING, text);
 }
 
 /* lexicon.txt in the folder of an input (or in an input that is a
@@ -89,9 +77,10 @@ static int lexicon_beside(const char *in, char *path, size_t sz)
 /* The user's lexicons: a lexicon.txt beside each input, then each
  * --lexicon file in order, so that the later ones win. */
 static int add_lexicons(ts_reading *r, const ts_read_opts *o, char *const *inputs, size_t n,
-                        diag_to *d, ts_error *err)
+                        ts_diag_fn diag, void *ud, ts_error *err)
 {
-	char msg[1024], path[PATH_MAX + 16], seen[8][PATH_MAX + 16];
+	char path[PATH_MAX + 16], seen[8][PATH_MAX + 16];
+	ts_error e = {0};
 	size_t nseen = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (lexicon_beside(inputs[i], path, sizeof path))
@@ -103,20 +92,18 @@ static int add_lexicons(ts_reading *r, const ts_read_opts *o, char *const *input
 			continue;
 		if (nseen < 8)
 			snprintf(seen[nseen++], sizeof seen[0], "%s", path);
-		if (ts_lang_add_lexicon(r->lang, path, lexicon_warning, d, msg, sizeof msg))
-			return ts_error_set(err, TS_EVOICE, "lexicon %s", msg);
+		if (ts_lang_add_lexicon(r->lang, path, diag, ud, &e))
+			return ts_error_set(err, TS_EVOICE, "lexicon %s", ts_error_msg(&e));
 	}
 	for (size_t i = 0; i < o->nlexicons; i++)
-		if (ts_lang_add_lexicon(r->lang, o->lexicons[i], lexicon_warning, d, msg,
-		                        sizeof msg))
-			return ts_error_set(err, TS_EVOICE, "--lexicon %s", msg);
+		if (ts_lang_add_lexicon(r->lang, o->lexicons[i], diag, ud, &e))
+			return ts_error_set(err, TS_EVOICE, "--lexicon %s", ts_error_msg(&e));
 	return 0;
 }
 
 int ts_reading_load(ts_reading *r, const ts_read_opts *o, char *const *inputs, size_t ninputs,
                     ts_diag_fn diag, void *ud, ts_error *err)
 {
-	diag_to d = {diag, ud};
 	memset(r, 0, sizeof *r);
 	if (o->encoding && !ts_encoding_known(o->encoding))
 		return ts_error_set(err, TS_EINVAL,
@@ -124,7 +111,7 @@ int ts_reading_load(ts_reading *r, const ts_read_opts *o, char *const *inputs, s
 		                    "UTF-16LE; 'iconv -l' lists all)",
 		                    o->encoding);
 	int rc = load_voice(r, o, err);
-	return rc ? rc : add_lexicons(r, o, inputs, ninputs, &d, err);
+	return rc ? rc : add_lexicons(r, o, inputs, ninputs, diag, ud, err);
 }
 
 void ts_reading_free(ts_reading *r)
@@ -147,11 +134,11 @@ int ts_voices_each(const char *voices_dir,
 		return ts_error_set(err, n, "%s: %s", dir, ts_strerror(n));
 	for (int i = 0; i < n; i++) {
 		ts_voice v;
-		char msg[512];
-		if (ts_voice_find(&v, dir, names[i], msg, sizeof msg) == 0)
+		ts_error e = {0};
+		if (ts_voice_find(&v, dir, names[i], &e) == 0)
 			fn(ud, names[i], v.description, NULL);
 		else
-			fn(ud, names[i], NULL, msg);
+			fn(ud, names[i], NULL, ts_error_msg(&e));
 		free(names[i]);
 	}
 	free(names);

@@ -77,34 +77,33 @@ static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t 
 	snprintf(buf, sz, "eSpeak NG: %s: %s", what, m);
 }
 
-ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf, size_t errsz)
+ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 {
 	espeak_ng_STATUS st;
+	char why[512];
 	if (active || started) {
-		*err = TS_EBUSY;
-		snprintf(errbuf, errsz, "eSpeak NG can be started only once in a process");
+		ts_error_set(err, TS_EBUSY, "eSpeak NG can be started only once in a process");
 		return NULL;
 	}
 	started = 1;
 	ts_synth *s = calloc(1, sizeof *s);
 	if (!s) {
-		*err = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		ts_error_set(err, TS_ENOMEM, NULL);
 		return NULL;
 	}
 	espeak_ng_ERROR_CONTEXT ctx = NULL;
 	espeak_ng_InitializePath(NULL);
 	st = espeak_ng_Initialize(&ctx);
 	if (st != ENS_OK) {
-		status_msg(st, "cannot initialize (is espeak-ng-data installed?)", errbuf, errsz);
+		status_msg(st, "cannot initialize (is espeak-ng-data installed?)", why, sizeof why);
 		espeak_ng_ClearErrorContext(&ctx);
 		free(s);
-		*err = TS_ESPEAK;
+		ts_error_set(err, TS_ESPEAK, "%s", why);
 		return NULL;
 	}
 	st = espeak_ng_InitializeOutput(ENOUTPUT_MODE_SYNCHRONOUS, 0, NULL);
 	if (st != ENS_OK) {
-		status_msg(st, "cannot start synchronous output", errbuf, errsz);
+		status_msg(st, "cannot start synchronous output", why, sizeof why);
 		goto fail;
 	}
 	espeak_SetSynthCallback(on_audio);
@@ -121,7 +120,7 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *er
 	if (st != ENS_OK) {
 		char what[200];
 		snprintf(what, sizeof what, "voice \"%s\"", name);
-		status_msg(st, what, errbuf, errsz);
+		status_msg(st, what, why, sizeof why);
 		goto fail;
 	}
 	double wpm = v->rate * rate_factor;
@@ -139,7 +138,7 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *er
 fail:
 	espeak_ng_Terminate();
 	free(s);
-	*err = TS_ESPEAK;
+	ts_error_set(err, TS_ESPEAK, "%s", why);
 	return NULL;
 }
 

@@ -26,9 +26,9 @@ void ts_samples_free(ts_samples *s);
 
 /* Start eSpeak NG with voice v; rate_factor (> 0) scales v->rate.  eSpeak
  * finds its data on its own (Debian's /usr/lib/.../espeak-ng-data).
- * Returns NULL and sets *err (TS_ESPEAK, TS_EBUSY, TS_ENOMEM) with a
- * message in errbuf on failure.  Free with ts_synth_free(). */
-ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, int *err, char *errbuf, size_t errsz);
+ * Returns NULL with err (may be NULL) set to TS_ESPEAK (with eSpeak's
+ * message), TS_EBUSY or TS_ENOMEM on failure.  Free with ts_synth_free(). */
+ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err);
 void ts_synth_free(ts_synth *s);
 
 int ts_synth_rate(const ts_synth *s);

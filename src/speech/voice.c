@@ -1,6 +1,7 @@
 /* voice.c - load, find and list voice presets (see voice.h). */
 #include "speech/voice.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -15,6 +16,11 @@
 #ifndef TS_INSTALL_VOICES_DIR
 #define TS_INSTALL_VOICES_DIR "/usr/local/share/tingshu/voices"
 #endif
+
+/* A setting is a key and a short value (a description is under 160
+ * bytes); 4096 leaves room for any comment, and a file that is not text
+ * fails at its first line. */
+#define PRESET_LINE_MAX 4096
 
 void ts_voice_defaults(ts_voice *v)
 {
@@ -103,14 +109,12 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 	return TS_EVOICE;
 }
 
-int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
+int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		int e = errno;
-		snprintf(err, errsz, "%s: %s", path, strerror(e));
-		return e == ENOENT ? TS_ENOENT : TS_EIO;
-	}
+	ts_lines *in;
+	int rc = ts_lines_open(&in, path, PRESET_LINE_MAX, TS_LINES_SKIP_COMMENTS, err);
+	if (rc)
+		return rc;
 	ts_voice_defaults(v);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -118,65 +122,58 @@ int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz)
 	if (bl > 6 && strcmp(base + bl - 6, ".voice") == 0)
 		bl -= 6;
 	snprintf(v->name, sizeof v->name, "%.*s", (int)bl, base);
-	char line[512];
-	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
+	char *line;
+	int got;
+	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
+		long lineno = ts_lines_lineno(in);
 		char *s = trim(line);
-		if (*s == '\0' || *s == '#')
-			continue;
 		char *eq = strchr(s, '=');
 		char why[256];
 		if (!eq) {
-			snprintf(err, errsz, "%s:%d: expected \"key = value\"", path, lineno);
-			rc = TS_EVOICE;
+			rc = ts_error_set(err, TS_EVOICE, "%s:%ld: expected \"key = value\"", path,
+			                  lineno);
 			break;
 		}
 		*eq = '\0';
 		if ((rc = set_key(v, trim(s), trim(eq + 1), why, sizeof why))) {
-			snprintf(err, errsz, "%s:%d: %s", path, lineno, why);
+			ts_error_set(err, rc, "%s:%ld: %s", path, lineno, why);
 			break;
 		}
 	}
-	fclose(f);
+	if (!rc && got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	ts_lines_close(in);
 	if (rc)
 		return rc;
 	/* DESIGN: eSpeak 1.51's cmn voice reads Chinese as English. */
-	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0) {
-		snprintf(
-		    err, errsz,
+	if (strcmp(v->espeak_voice, "cmn") == 0 || strcmp(v->espeak_voice, "zh") == 0)
+		return ts_error_set(
+		    err, TS_EVOICE,
 		    "%s: espeak_voice \"%s\" reads Chinese as English words in eSpeak NG 1.51; "
 		    "use cmn-latn-pinyin",
 		    path, v->espeak_voice);
-		return TS_EVOICE;
-	}
-	if (!v->espeak_voice[0]) {
-		snprintf(err, errsz, "%s: espeak_voice is not set", path);
-		return TS_EVOICE;
-	}
+	if (!v->espeak_voice[0])
+		return ts_error_set(err, TS_EVOICE, "%s: espeak_voice is not set", path);
 	return 0;
 }
 
-int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, size_t errsz)
+int ts_voice_find(ts_voice *v, const char *dir, const char *name, ts_error *err)
 {
 	if (strchr(name, '/'))
-		return ts_voice_load(v, name, err, errsz);
+		return ts_voice_load(v, name, err);
 	for (const char *p = name; *p; p++) {
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.')) {
-			snprintf(err, errsz, "invalid voice name \"%s\"", name);
-			return TS_EVOICE;
-		}
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return ts_error_set(err, TS_EVOICE, "invalid voice name \"%s\"", name);
 	}
 	ts_buf path = {0};
 	if (ts_buf_printf(&path, "%s/%s.voice", dir, name))
-		return TS_ENOMEM;
-	int rc = ts_voice_load(v, path.data, err, errsz);
-	if (rc == TS_ENOENT) {
-		snprintf(err, errsz, "unknown voice \"%s\" (no %s); 'tingshu voices' lists them",
-		         name, path.data);
-		rc = TS_EVOICE;
-	}
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	int rc = ts_voice_load(v, path.data, err);
+	if (rc == TS_ENOENT)
+		rc = ts_error_set(err, TS_EVOICE,
+		                  "unknown voice \"%s\" (no %s); 'tingshu voices' lists them", name,
+		                  path.data);
 	ts_buf_free(&path);
 	return rc;
 }

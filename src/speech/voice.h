@@ -13,6 +13,8 @@
 #ifndef TS_VOICE_H
 #define TS_VOICE_H
 
+#include "base/error.h"
+
 #include <stddef.h>
 
 typedef struct ts_voice {
@@ -36,13 +38,14 @@ typedef struct ts_voice {
 /* Fill v with the built-in defaults (the cmn preset's values). */
 void ts_voice_defaults(ts_voice *v);
 
-/* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO with a
- * message (file:line: what) in err. */
-int ts_voice_load(ts_voice *v, const char *path, char *err, size_t errsz);
+/* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO /
+ * TS_ETOOLONG (a line over 4096 bytes) with err (may be NULL) set, its
+ * message "file:line: what". */
+int ts_voice_load(ts_voice *v, const char *path, ts_error *err);
 
 /* Find voice NAME in dir (dir/NAME.voice) and load it; NAME may also be a
  * path to a preset file.  Same returns as ts_voice_load(). */
-int ts_voice_find(ts_voice *v, const char *dir, const char *name, char *err, size_t errsz);
+int ts_voice_find(ts_voice *v, const char *dir, const char *name, ts_error *err);
 
 /* List the presets in dir: fills *names with a sorted array of n names
  * (the caller frees each and the array).  Returns n or a negative code. */

@@ -5,12 +5,15 @@
  * edit of a table is found at once rather than misreading a book. */
 #include "zh/lang.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A table line is two characters and a tab; 4096 bytes leave room for any
+ * comment, and a file that is not text still fails at its first line. */
+#define TABLE_LINE_MAX 4096
 
 typedef struct pair {
 	uint32_t from, to;
@@ -28,16 +31,16 @@ struct ts_lang {
 /* The shipped names lexicon must have no bad line: the first one is kept
  * as the error. */
 typedef struct names_check {
-	char *errbuf;
-	size_t errsz;
+	ts_error *err;
 	int bad;
 } names_check;
 
-static void names_warn(void *ud, const char *msg)
+static void names_warn(void *ud, ts_level level, const char *msg)
 {
 	names_check *c = ud;
+	(void)level;
 	if (!c->bad)
-		snprintf(c->errbuf, c->errsz, "%s", msg);
+		ts_error_set(c->err, TS_EINVAL, "%s", msg);
 	c->bad = 1;
 }
 
@@ -56,44 +59,40 @@ static uint32_t single_char(const char *s, size_t n)
 	return cp;
 }
 
-static int load_lookalikes(ts_lang *l, const char *path, char *errbuf, size_t errsz)
+static int load_lookalikes(ts_lang *l, const char *path, ts_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? TS_ENOENT : TS_EIO;
-	}
-	char line[256];
+	ts_lines *in;
+	int rc = ts_lines_open(&in, path, TABLE_LINE_MAX, TS_LINES_SKIP_COMMENTS, err);
+	if (rc)
+		return rc;
 	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	while (fgets(line, sizeof line, f)) {
-		lineno++;
-		size_t n = strcspn(line, "\r\n");
-		line[n] = '\0';
-		if (n == 0 || line[0] == '#')
-			continue;
+	char *line;
+	int got;
+	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
 		char *tab = strchr(line, '\t');
 		uint32_t from = tab ? single_char(line, (size_t)(tab - line)) : 0;
 		uint32_t to = tab ? single_char(tab + 1, strlen(tab + 1)) : 0;
 		if (!from || !to) {
-			snprintf(errbuf, errsz,
-			         "%s:%d: expected \"variant<TAB>standard\", one character each",
-			         path, lineno);
-			rc = TS_EINVAL;
+			rc = ts_error_set(
+			    err, TS_EINVAL,
+			    "%s:%ld: expected \"variant<TAB>standard\", one character each", path,
+			    ts_lines_lineno(in));
 			break;
 		}
 		if (l->nlook == cap) {
 			cap = cap ? cap * 2 : 512;
 			pair *p = realloc(l->look, cap * sizeof *p);
 			if (!p) {
-				rc = TS_ENOMEM;
+				rc = ts_error_set(err, TS_ENOMEM, NULL);
 				break;
 			}
 			l->look = p;
 		}
 		l->look[l->nlook++] = (pair){from, to};
 	}
-	fclose(f);
+	if (!rc && got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	ts_lines_close(in);
 	if (rc)
 		return rc;
 	if (l->nlook) {
@@ -104,42 +103,37 @@ static int load_lookalikes(ts_lang *l, const char *path, char *errbuf, size_t er
 	return 0;
 }
 
-ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
+ts_lang *ts_lang_load(const char *dir, ts_error *err)
 {
+	ts_error own; /* the optional files' codes are needed when err is NULL */
+	ts_error *e = err ? err : &own;
 	ts_lang *l = calloc(1, sizeof *l);
 	ts_buf path = {0};
 	if (!l || ts_buf_printf(&path, "%s/lookalikes.tsv", dir)) {
 		free(l);
-		*err = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		ts_error_set(err, TS_ENOMEM, NULL);
 		return NULL;
 	}
-	int rc = load_lookalikes(l, path.data, errbuf, errsz);
+	int rc = load_lookalikes(l, path.data, e);
 	ts_buf_clear(&path);
 	if (!rc && (rc = ts_buf_printf(&path, "%s/lexicon.bin", dir)) != 0)
-		snprintf(errbuf, errsz, "out of memory");
-	if (!rc) {
-		l->lex = ts_lexicon_open(path.data, &rc, errbuf, errsz);
-		if (rc == TS_ENOENT) /* optional: eSpeak then reads the characters */
-			rc = 0;
-	}
+		ts_error_set(e, rc, NULL);
+	if (!rc && !(l->lex = ts_lexicon_open(path.data, e)) &&
+	    (rc = e->code) == TS_ENOENT) /* optional: eSpeak then reads the characters */
+		rc = 0;
 	ts_buf_clear(&path);
 	if (!rc && l->lex && (rc = ts_buf_printf(&path, "%s/polyphones.txt", dir)) != 0)
-		snprintf(errbuf, errsz, "out of memory");
-	if (!rc && l->lex) {
-		l->rules = ts_rules_load(path.data, l->lex, &rc, errbuf, errsz);
-		if (rc == TS_ENOENT)
-			rc = 0;
-	}
+		ts_error_set(e, rc, NULL);
+	if (!rc && l->lex && !(l->rules = ts_rules_load(path.data, l->lex, e)) &&
+	    (rc = e->code) == TS_ENOENT)
+		rc = 0;
 	ts_buf_clear(&path);
 	if (!rc && (!(l->user = ts_userlex_new(l->lex)) ||
-	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0)) {
-		rc = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
-	}
+	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0))
+		rc = ts_error_set(e, TS_ENOMEM, NULL);
 	if (!rc) {
-		names_check c = {errbuf, errsz, 0};
-		rc = ts_userlex_load(l->user, path.data, names_warn, &c, errbuf, errsz);
+		names_check c = {e, 0};
+		rc = ts_userlex_load(l->user, path.data, names_warn, &c, e);
 		if (rc == TS_ENOENT)
 			rc = 0;
 		if (!rc && c.bad)
@@ -148,7 +142,6 @@ ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz)
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
-		*err = rc;
 		return NULL;
 	}
 	return l;
@@ -200,8 +193,7 @@ const ts_userlex *ts_lang_userlex(const ts_lang *l)
 	return l ? l->user : NULL;
 }
 
-int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
-                        size_t errsz)
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_diag_fn diag, void *ud, ts_error *err)
 {
-	return ts_userlex_load(l->user, path, warn, ud, errbuf, errsz);
+	return ts_userlex_load(l->user, path, diag, ud, err);
 }

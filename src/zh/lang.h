@@ -29,9 +29,10 @@
 
 typedef struct ts_lang ts_lang;
 
-/* Load the data in dir.  Returns NULL with *err set and a message (file
- * and line) in errbuf on failure.  Free with ts_lang_free(). */
-ts_lang *ts_lang_load(const char *dir, int *err, char *errbuf, size_t errsz);
+/* Load the data in dir.  Returns NULL with err (may be NULL) set on
+ * failure, its message naming the file and line.  Free with
+ * ts_lang_free(). */
+ts_lang *ts_lang_load(const char *dir, ts_error *err);
 void ts_lang_free(ts_lang *l);
 
 /* The standard character for a lookalike, or 0 when cp is not one. */
@@ -50,9 +51,9 @@ const ts_rules *ts_lang_rules(const ts_lang *l);
 const ts_userlex *ts_lang_userlex(const ts_lang *l);
 
 /* Add a user's lexicon file (see userlex.h): its words override the
- * voice's.  Bad lines go to warn (may be NULL) and are skipped.  Returns
- * 0 or TS_ENOENT, TS_EIO, TS_ENOMEM with a message in errbuf. */
-int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
-                        size_t errsz);
+ * voice's.  Bad lines are skipped, each with a TS_WARNING to diag (may be
+ * NULL).  Returns 0 or TS_ENOENT, TS_EIO, TS_ETOOLONG, TS_ENOMEM with err
+ * (may be NULL) set. */
+int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_diag_fn diag, void *ud, ts_error *err);
 
 #endif

@@ -81,13 +81,12 @@ static int cmp_keys(const unsigned char *r, const int *keys, unsigned n)
 
 /* ---- checks -------------------------------------------------------- */
 
-static int bad(char *errbuf, size_t errsz, const char *path, const char *what)
+static int bad(ts_error *err, const char *path, const char *what)
 {
-	snprintf(errbuf, errsz,
-	         "%s: not a tingshu lexicon of format %d (%s); rebuild it with "
-	         "tools/build-lexicon.py",
-	         path, FORMAT_VERSION, what);
-	return TS_EINVAL;
+	return ts_error_set(err, TS_EINVAL,
+	                    "%s: not a tingshu lexicon of format %d (%s); rebuild it with "
+	                    "tools/build-lexicon.py",
+	                    path, FORMAT_VERSION, what);
 }
 
 /* The records of a run: keys known, in strictly ascending order, readings
@@ -233,28 +232,26 @@ static const char *check(ts_lexicon *lx)
 
 /* ---- open and close ------------------------------------------------ */
 
-ts_lexicon *ts_lexicon_open(const char *path, int *err, char *errbuf, size_t errsz)
+ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 {
 	ts_lexicon *lx = NULL;
 	void *map = MAP_FAILED;
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		*err = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+		ts_error_set(err, errno == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		             strerror(errno));
 		goto out;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
 	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		*err = TS_EIO;
-		snprintf(errbuf, errsz, "%s: cannot map: %s", path,
-		         errno ? strerror(errno) : "not a regular file");
+		ts_error_set(err, TS_EIO, "%s: cannot map: %s", path,
+		             errno ? strerror(errno) : "not a regular file");
 		goto out;
 	}
 	lx = calloc(1, sizeof *lx);
 	if (!lx) {
-		*err = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
 	lx->map = map;
@@ -262,7 +259,7 @@ ts_lexicon *ts_lexicon_open(const char *path, int *err, char *errbuf, size_t err
 	map = MAP_FAILED; /* owned by lx now */
 	const char *why = check(lx);
 	if (why) {
-		*err = bad(errbuf, errsz, path, why);
+		bad(err, path, why);
 		ts_lexicon_free(lx);
 		lx = NULL;
 	}

@@ -67,6 +67,8 @@
 #ifndef TS_LEXICON_H
 #define TS_LEXICON_H
 
+#include "base/error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,11 +84,11 @@ typedef struct ts_lexmatch {
 	const unsigned char *bits; /* reading indexes, see ts_lexmatch_reading() */
 } ts_lexmatch;
 
-/* Map the lexicon file at path.  Returns NULL with *err set (TS_ENOENT,
- * TS_EIO, TS_EINVAL for a file that is not a lexicon of this version, or
- * TS_ENOMEM) and a message naming the file in errbuf.  Free with
+/* Map the lexicon file at path.  Returns NULL with err (may be NULL) set
+ * to TS_ENOENT, TS_EIO, TS_EINVAL for a file that is not a lexicon of
+ * this version, or TS_ENOMEM, with a message naming the file.  Free with
  * ts_lexicon_free(). */
-ts_lexicon *ts_lexicon_open(const char *path, int *err, char *errbuf, size_t errsz);
+ts_lexicon *ts_lexicon_open(const char *path, ts_error *err);
 void ts_lexicon_free(ts_lexicon *lx);
 
 /* Index of the character cp, or -1 when the lexicon does not know it. */

@@ -1,12 +1,16 @@
 /* rules.c - loading and matching polyphone context rules (see rules.h). */
 #include "zh/rules.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The longest rule shipped is some 300 bytes (a character with many
+ * context words); 4096 leaves room to grow, and a file that is not text
+ * still fails at its first line. */
+#define RULES_LINE_MAX 4096
 
 enum cond_kind { C_PREV, C_NEXT, C_ALONE, C_PREVLEN_EQ, C_PREVLEN_GE };
 
@@ -194,33 +198,24 @@ static int cmp_rule(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line; /* file order within a character */
 }
 
-ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *errbuf,
-                        size_t errsz)
+ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, ts_error *err)
 {
 	ts_rules *r = calloc(1, sizeof *r);
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0, lineno = 0;
-	FILE *f = NULL;
+	ts_lines *in = NULL;
+	char *line;
+	int rc = 0, got;
 	if (!r) {
-		rc = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	if (!(f = fopen(path, "r"))) {
-		rc = errno == ENOENT ? TS_ENOENT : TS_EIO;
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
+	if ((rc = ts_lines_open(&in, path, RULES_LINE_MAX, 0, err)))
 		goto out;
-	}
-	ssize_t got;
-	while ((got = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		size_t n = strcspn(line, "\r\n");
-		line[n] = '\0';
+	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
+		int lineno = (int)ts_lines_lineno(in);
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		n = strlen(line);
+		size_t n = strlen(line);
 		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
 			line[--n] = '\0';
 		if (n == 0)
@@ -228,25 +223,21 @@ ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *
 		const char *why = "";
 		if ((rc = parse_line(r, lx, line, lineno, &why))) {
 			if (rc == TS_ENOMEM)
-				snprintf(errbuf, errsz, "out of memory");
+				ts_error_set(err, rc, NULL);
 			else
-				snprintf(errbuf, errsz, "%s:%d: %s", path, lineno, why);
+				ts_error_set(err, rc, "%s:%d: %s", path, lineno, why);
 			goto out;
 		}
 	}
-	if (ferror(f)) {
-		rc = TS_EIO;
-		snprintf(errbuf, errsz, "%s: read error", path);
+	if (got < 0) {
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
 		goto out;
 	}
 	qsort(r->rules, r->nrules, sizeof *r->rules, cmp_rule);
 out:
-	if (f)
-		fclose(f);
-	free(line);
+	ts_lines_close(in);
 	if (rc) {
 		ts_rules_free(r);
-		*err = rc;
 		return NULL;
 	}
 	return r;

@@ -48,10 +48,10 @@ typedef struct ts_rule_ctx {
 } ts_rule_ctx;
 
 /* Load the rules in path; their syllables must be known to lx.  Returns
- * NULL with *err set (TS_ENOENT, TS_EIO, TS_EINVAL, TS_ENOMEM) and a
- * message in errbuf.  Free with ts_rules_free(). */
-ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, int *err, char *errbuf,
-                        size_t errsz);
+ * NULL with err (may be NULL) set to TS_ENOENT, TS_EIO, TS_EINVAL (a bad
+ * line: "FILE:LINE: why"), TS_ETOOLONG (a line over 4096 bytes) or
+ * TS_ENOMEM.  Free with ts_rules_free(). */
+ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, ts_error *err);
 void ts_rules_free(ts_rules *r);
 
 /* The syllable the rules give the character at ctx->cp[i] (a Han

@@ -6,12 +6,18 @@
  * job. */
 #include "zh/userlex.h"
 
+#include "base/lines.h"
 #include "base/util.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* An entry is a word of at most TS_USERLEX_MAX_WORD characters and as
+ * many syllables, under 400 bytes; 4096 leaves room for spacing and a
+ * comment.  A file that is not text (--lexicon /dev/zero) fails at its
+ * first line instead of filling memory. */
+#define USERLEX_LINE_MAX 4096
 
 typedef struct entry {
 	uint32_t cp0;       /* the word's first (folded) character */
@@ -201,26 +207,19 @@ int ts_userlex_add(ts_userlex *u, const char *word, size_t wlen, const char *pin
 	return rc;
 }
 
-int ts_userlex_load(ts_userlex *u, const char *path, ts_warn_fn warn, void *ud, char *errbuf,
-                    size_t errsz)
+int ts_userlex_load(ts_userlex *u, const char *path, ts_diag_fn diag, void *ud, ts_error *err)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? TS_ENOENT : TS_EIO;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = 0, lineno = 0;
-	while (getline(&line, &cap, f) >= 0) {
-		lineno++;
-		char *p = line;
-		if (lineno == 1 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-			p += 3; /* a byte-order mark, as Windows editors write */
+	ts_lines *in;
+	int rc = ts_lines_open(&in, path, USERLEX_LINE_MAX, 0, err);
+	if (rc)
+		return rc;
+	char *p;
+	int got;
+	while ((got = ts_lines_next(in, &p, NULL)) > 0) {
 		char *hash = strchr(p, '#');
 		if (hash)
 			*hash = '\0';
-		size_t n = strcspn(p, "\r\n");
+		size_t n = strcspn(p, "\r");
 		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
 		p[n] = '\0';
@@ -240,22 +239,20 @@ int ts_userlex_load(ts_userlex *u, const char *path, ts_warn_fn warn, void *ud, 
 			rc = add_entry(u, p, wlen, py, strlen(py), &why);
 		}
 		if (rc == TS_ENOMEM) {
-			snprintf(errbuf, errsz, "out of memory");
+			ts_error_set(err, rc, NULL);
 			break;
 		}
-		if ((rc || !tab) && warn) {
+		if ((rc || !tab) && diag) {
 			char m[1200];
-			snprintf(m, sizeof m, "%s:%d: %s; line skipped", path, lineno, why);
-			warn(ud, m);
+			snprintf(m, sizeof m, "%s:%ld: %s; line skipped", path, ts_lines_lineno(in),
+			         why);
+			diag(ud, TS_WARNING, m);
 		}
 		rc = 0;
 	}
-	if (!rc && ferror(f)) {
-		snprintf(errbuf, errsz, "%s: read error", path);
-		rc = TS_EIO;
-	}
-	free(line);
-	fclose(f);
+	if (!rc && got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	ts_lines_close(in);
 	sort_entries(u);
 	return rc;
 }

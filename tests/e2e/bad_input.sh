@@ -238,6 +238,31 @@ existing_output)
 	no_temp_files out existing_output
 	;;
 
+lexicon_not_text)
+	# A --lexicon that is not text (a device of endless NUL bytes and no
+	# newline) fails at its first line, at once and in bounded memory: a
+	# line reader without a limit would grow until memory ran out.
+	good_chapter ch.txt
+	for cmd in text pinyin; do
+		run 2 "$cmd" timeout 10 "$TINGSHU" "$cmd" --lexicon /dev/zero ch.txt
+		err_has "lexicon_not_text $cmd" "--lexicon /dev/zero:1: line too long" "4096 bytes"
+		[ -s "$RUN_OUT" ] && fail "lexicon_not_text: $cmd printed to stdout"
+	done
+	run 2 build timeout 10 "$TINGSHU" build -q --lexicon /dev/zero -o out ch.txt
+	err_has "lexicon_not_text build" "/dev/zero:1: line too long"
+	[ -e out ] && fail "lexicon_not_text: the output folder was made"
+	# The same for a lexicon.txt beside the book with a line too long.
+	mkdir book
+	good_chapter book/ch.txt
+	{
+		printf '银行\tyin2 xing2\n'
+		head -c 5000 /dev/zero | tr '\0' x
+		printf '\n'
+	} >book/lexicon.txt
+	run 2 beside timeout 10 "$TINGSHU" pinyin book/ch.txt
+	err_has "lexicon_not_text beside" "book/lexicon.txt:2: line too long"
+	;;
+
 *)
 	e2e_die "unknown case '$CASE'"
 	;;

@@ -88,11 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!lang) {
-		int err;
-		char msg[512];
-		lang = ts_lang_load(TS_FUZZ_LANG_DIR, &err, msg, sizeof msg);
+		ts_error err = {0};
+		lang = ts_lang_load(TS_FUZZ_LANG_DIR, &err);
 		if (!lang) {
-			fprintf(stderr, "fuzz_frontend: %s\n", msg);
+			fprintf(stderr, "fuzz_frontend: %s\n", ts_error_msg(&err));
 			abort();
 		}
 	}

@@ -315,11 +315,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_frontend LANG_DIR DATA_DIR CASE...\n");
 		return 2;
 	}
-	int err;
-	char msg[512];
-	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_lang *lang = ts_lang_load(argv[1], &err);
 	if (!lang) {
-		fprintf(stderr, "%s\n", msg);
+		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return 1;
 	}
 	for (int i = 3; i < argc; i++)

@@ -55,16 +55,16 @@ static void run_case(ts_g2p *g, const char *dir, const char *name)
 	free(text);
 }
 
-static void collect_warning(void *ud, const char *m)
+static void collect_warning(void *ud, ts_level level, const char *m)
 {
 	ts_buf *b = ud;
-	ts_buf_printf(b, "%s\n", m);
+	ts_buf_printf(b, "%s%s\n", level == TS_WARNING ? "" : "not a warning: ", m);
 }
 
 /* A rules file with one bad line is refused, naming the file and line. */
 static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
 {
-	char path[1024], want[1100], msg[1200] = "";
+	char path[1024], want[1100];
 	snprintf(path, sizeof path, "%s/bad-rules.txt", scratch);
 	FILE *f = fopen(path, "w");
 	CHECK(f != NULL);
@@ -72,12 +72,12 @@ static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *bod
 		return;
 	fputs(body, f);
 	fclose(f);
-	int err = 0;
-	ts_rules *r = ts_rules_load(path, lx, &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_rules *r = ts_rules_load(path, lx, &err);
 	snprintf(want, sizeof want, "%s:%d:", path, line);
-	if (r || err != TS_EINVAL || strstr(msg, want) == NULL) {
+	if (r || err.code != TS_EINVAL || strstr(err.msg, want) == NULL) {
 		fprintf(stderr, "rules \"%s\": got %s (%s), want an error at %s\n", body,
-		        r ? "rules" : "no rules", msg, want);
+		        r ? "rules" : "no rules", err.msg, want);
 		check_failures++;
 	}
 	ts_rules_free(r);
@@ -89,11 +89,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_g2p LANG_DIR DATA_DIR SCRATCH_DIR CASE...\n");
 		return 2;
 	}
-	int err = 0;
-	char msg[1024];
-	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_lang *lang = ts_lang_load(argv[1], &err);
 	if (!lang || !ts_lang_lexicon(lang) || !ts_lang_rules(lang)) {
-		fprintf(stderr, "%s: %s\n", argv[1], lang ? "no lexicon or rules" : msg);
+		fprintf(stderr, "%s: %s\n", argv[1],
+		        lang ? "no lexicon or rules" : ts_error_msg(&err));
 		return 1;
 	}
 	const ts_lexicon *lx = ts_lang_lexicon(lang);
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	    "# test\n都\tdu1\tprev=成|首 !next=$\n都\tdou1\talone prevlen>=1\n都\tdu1\tprevlen=0\n",
 	    f);
 	fclose(f);
-	ts_rules *r = ts_rules_load(path, lx, &err, msg, sizeof msg);
+	ts_rules *r = ts_rules_load(path, lx, &err);
 	CHECK(r != NULL && ts_rules_count(r) == 3);
 	ts_g2p *g2 = ts_g2p_new(lx, r, NULL);
 	ts_g2p_set_stages(g2, TS_G2P_RULES);
@@ -204,7 +204,7 @@ int main(int argc, char **argv)
 	fclose(f);
 	ts_userlex *u2 = ts_userlex_new(lx);
 	ts_buf warns = {0};
-	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, msg, sizeof msg) == 0);
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == 0);
 	CHECK(ts_userlex_count(u2) == 2);
 	char want[1100];
 	snprintf(want, sizeof want, "%s:4: ", path);
@@ -215,9 +215,23 @@ int main(int argc, char **argv)
 	CHECK(warns.data && strstr(warns.data, want));
 	snprintf(want, sizeof want, "%s:3: ", path);
 	CHECK(warns.data && !strstr(warns.data, want));
+	CHECK(warns.data && !strstr(warns.data, "not a warning"));
 	ts_buf_free(&warns);
 	snprintf(path, sizeof path, "%s/no-such-lexicon.txt", argv[3]);
-	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, msg, sizeof msg) == TS_ENOENT);
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == TS_ENOENT);
+	CHECK(err.code == TS_ENOENT && strstr(err.msg, path));
+	/* A line no lexicon has (over 4096 bytes) is an error naming the
+	 * file and line, not a warning: the file is not a lexicon. */
+	snprintf(path, sizeof path, "%s/long-lexicon.txt", argv[3]);
+	f = fopen(path, "w");
+	fputs("银行\tyin2 xing2\n", f);
+	for (int i = 0; i < 4097; i++)
+		fputc('x', f);
+	fputs("\n", f);
+	fclose(f);
+	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == TS_ETOOLONG);
+	snprintf(want, sizeof want, "%s:2: line too long", path);
+	CHECK(err.code == TS_ETOOLONG && strstr(err.msg, want));
 	ts_userlex_free(u2);
 	ts_userlex_free(u);
 	ts_userlex_free(NULL);

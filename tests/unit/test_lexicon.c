@@ -58,12 +58,11 @@ static const char *word_reading(const ts_lexicon *lx, const char *s, unsigned k,
 
 static void expect_open_fails(const char *path, int want)
 {
-	int err = 0;
-	char msg[512] = "";
-	ts_lexicon *lx = ts_lexicon_open(path, &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_lexicon *lx = ts_lexicon_open(path, &err);
 	CHECK(lx == NULL);
-	CHECK(err == want);
-	CHECK(strstr(msg, path) != NULL);
+	CHECK(err.code == want);
+	CHECK(strstr(err.msg, path) != NULL);
 	ts_lexicon_free(lx);
 }
 
@@ -83,11 +82,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_lexicon LEXICON_BIN SCRATCH_DIR\n");
 		return 2;
 	}
-	int err = 0;
-	char msg[512], buf[16];
-	ts_lexicon *lx = ts_lexicon_open(argv[1], &err, msg, sizeof msg);
+	ts_error err = {0};
+	char buf[16];
+	ts_lexicon *lx = ts_lexicon_open(argv[1], &err);
 	if (!lx) {
-		fprintf(stderr, "%s\n", msg);
+		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return 1;
 	}
 

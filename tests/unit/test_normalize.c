@@ -148,11 +148,10 @@ int main(int argc, char **argv)
 	cardinal_is("1000000000000", "一万亿");
 	cardinal_is("0007", "七");
 
-	int err;
-	char msg[512];
-	ts_lang *lang = ts_lang_load(argv[1], &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_lang *lang = ts_lang_load(argv[1], &err);
 	if (!lang) {
-		fprintf(stderr, "%s\n", msg);
+		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return 1;
 	}
 	CHECK(ts_lang_lookalike_count(lang) >= 373);

@@ -97,11 +97,12 @@ int main(int argc, char **argv)
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* An unknown eSpeak voice is an error with eSpeak's message. */
-		int e = 0;
-		char m[512];
+		ts_error e = {0};
 		snprintf(v.espeak_voice, sizeof v.espeak_voice, "no-such-voice");
-		ts_synth *bad = ts_synth_new(&v, 1.0, &e, m, sizeof m);
-		_exit(bad == NULL && e == TS_ESPEAK && strstr(m, "no-such-voice") != NULL ? 0 : 1);
+		ts_synth *bad = ts_synth_new(&v, 1.0, &e);
+		_exit(bad == NULL && e.code == TS_ESPEAK && strstr(e.msg, "no-such-voice") != NULL
+		          ? 0
+		          : 1);
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
@@ -112,9 +113,7 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0) {
 		/* Faster speech (rate x1.6): its length, for the parent. */
-		int e = 0;
-		char m[512];
-		ts_synth *fast = ts_synth_new(&v, 1.6, &e, m, sizeof m);
+		ts_synth *fast = ts_synth_new(&v, 1.6, NULL);
 		ts_samples f = {0};
 		size_t len = fast && ts_synth_speak(fast, "今天天气很好。", &f) == 0 ? f.len : 0;
 		_exit(write(fd[1], &len, sizeof len) == sizeof len ? 0 : 1);
@@ -123,17 +122,16 @@ int main(int argc, char **argv)
 	CHECK(read(fd[0], &fast_len, sizeof fast_len) == sizeof fast_len);
 	waitpid(pid, &st, 0);
 
-	int err = 0;
-	char msg[512];
-	ts_synth *s = ts_synth_new(&v, 1.0, &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_synth *s = ts_synth_new(&v, 1.0, &err);
 	if (!s) {
-		fprintf(stderr, "cannot start eSpeak: %s\n", msg);
+		fprintf(stderr, "cannot start eSpeak: %s\n", ts_error_msg(&err));
 		return 1;
 	}
 	CHECK(ts_synth_rate(s) == 22050);
 	CHECK(ts_synth_wpm(s) == v.rate);
-	ts_synth *t = ts_synth_new(&v, 1.0, &err, msg, sizeof msg);
-	CHECK(t == NULL && err == TS_EBUSY);
+	ts_synth *t = ts_synth_new(&v, 1.0, &err);
+	CHECK(t == NULL && err.code == TS_EBUSY);
 
 	ts_samples a = {0}, b = {0};
 	CHECK(ts_synth_speak(s, "今天天气很好。", &a) == 0);
@@ -158,9 +156,7 @@ int main(int argc, char **argv)
 	/* The whole front end: characters in, the decided pinyin out, and
 	 * eSpeak reading exactly that. */
 	if (argc > 1) {
-		int e = 0;
-		char m[512];
-		ts_lang *lang = ts_lang_load(argv[1], &e, m, sizeof m);
+		ts_lang *lang = ts_lang_load(argv[1], NULL);
 		CHECK(lang != NULL);
 		spoken sp = {0};
 		ts_frontend *fe = lang ? ts_frontend_new(lang, on_chunk, NULL, &sp) : NULL;
@@ -178,8 +174,9 @@ int main(int argc, char **argv)
 	}
 	ts_synth_free(s);
 	/* And it cannot be started again (eSpeak 1.51 would hang). */
-	s = ts_synth_new(&v, 1.0, &err, msg, sizeof msg);
-	CHECK(s == NULL && err == TS_EBUSY);
+	s = ts_synth_new(&v, 1.0, &err);
+	CHECK(s == NULL && err.code == TS_EBUSY);
+	CHECK(ts_synth_new(&v, 1.0, NULL) == NULL);
 	ts_synth_free(NULL);
 
 	ts_samples_free(&a);

@@ -8,10 +8,10 @@
 static int load_err(const char *dir, const char *name, const char *want)
 {
 	ts_voice v;
-	char err[512] = "";
-	int rc = ts_voice_find(&v, dir, name, err, sizeof err);
-	if (rc == 0 || !strstr(err, want)) {
-		fprintf(stderr, "voice %s: rc %d, message \"%s\", want \"%s\"\n", name, rc, err,
+	ts_error err = {0};
+	int rc = ts_voice_find(&v, dir, name, &err);
+	if (rc == 0 || rc != err.code || !strstr(err.msg, want)) {
+		fprintf(stderr, "voice %s: rc %d, message \"%s\", want \"%s\"\n", name, rc, err.msg,
 		        want);
 		check_failures++;
 	}
@@ -26,9 +26,9 @@ int main(int argc, char **argv)
 	}
 	const char *dir = argv[1], *shipped = argv[2];
 	ts_voice v;
-	char err[512] = "";
+	ts_error err = {0};
 
-	CHECK(ts_voice_find(&v, dir, "good", err, sizeof err) == 0);
+	CHECK(ts_voice_find(&v, dir, "good", &err) == 0);
 	CHECK(strcmp(v.name, "good") == 0);
 	CHECK(strcmp(v.description, "test voice") == 0);
 	CHECK(strcmp(v.variant, "f2") == 0);
@@ -46,10 +46,14 @@ int main(int argc, char **argv)
 	CHECK(load_err(dir, "nosuch", "unknown voice \"nosuch\"") == TS_EVOICE);
 	CHECK(load_err(dir, "a b", "invalid voice name") == TS_EVOICE);
 
+	/* A byte-order mark and CRLF line ends, as Windows editors write. */
+	CHECK(ts_voice_find(&v, dir, "windows", &err) == 0);
+	CHECK(strcmp(v.description, "crlf voice") == 0 && v.rate == 190);
+
 	/* A path works as a name. */
 	char path[1024];
 	snprintf(path, sizeof path, "%s/good.voice", dir);
-	CHECK(ts_voice_find(&v, dir, path, err, sizeof err) == 0 && v.rate == 200);
+	CHECK(ts_voice_find(&v, dir, path, &err) == 0 && v.rate == 200);
 
 	/* The shipped presets load and are listed. */
 	char **names;
@@ -60,8 +64,8 @@ int main(int argc, char **argv)
 		have_cmn |= strcmp(names[i], "cmn") == 0;
 		have_f |= strcmp(names[i], "cmn-f") == 0;
 		ts_voice sv;
-		if (ts_voice_find(&sv, shipped, names[i], err, sizeof err) != 0) {
-			fprintf(stderr, "shipped voice %s: %s\n", names[i], err);
+		if (ts_voice_find(&sv, shipped, names[i], &err) != 0) {
+			fprintf(stderr, "shipped voice %s: %s\n", names[i], err.msg);
 			check_failures++;
 		}
 		CHECK(strcmp(sv.espeak_voice, "cmn-latn-pinyin") == 0);
@@ -69,13 +73,13 @@ int main(int argc, char **argv)
 	}
 	free(names);
 	CHECK(have_cmn && have_f);
-	CHECK(ts_voice_find(&v, shipped, "cmn", err, sizeof err) == 0 && v.variant[0] == '\0');
-	CHECK(ts_voice_find(&v, shipped, "cmn-f", err, sizeof err) == 0 && v.variant[0] != '\0');
+	CHECK(ts_voice_find(&v, shipped, "cmn", &err) == 0 && v.variant[0] == '\0');
+	CHECK(ts_voice_find(&v, shipped, "cmn-f", &err) == 0 && v.variant[0] != '\0');
 
 	/* The built-in defaults match the shipped cmn preset. */
 	ts_voice d;
 	ts_voice_defaults(&d);
-	CHECK(ts_voice_find(&v, shipped, "cmn", err, sizeof err) == 0);
+	CHECK(ts_voice_find(&v, shipped, "cmn", &err) == 0);
 	CHECK(d.rate == v.rate && d.sentence_pause_ms == v.sentence_pause_ms &&
 	      d.paragraph_pause_ms == v.paragraph_pause_ms && d.title_pause_ms == v.title_pause_ms);
 	return check_done("test_voice");
