@@ -1088,18 +1088,18 @@ static int cmd_build(int argc, char **argv)
 	                         .author = author};
 	if (force)
 		remove_stale(outdir, playlist_path, names, n, timing);
+	/* ts_manifest and ts_playlist fail only when out of memory. */
+	ts_error werr = {.code = TS_ENOMEM};
 	if (ts_manifest(&text, ts_book_title(book), &set, entries, ok) ||
-	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), err,
-	                       sizeof err)) {
-		msg("error", "%s", err);
+	    ts_write_text_file(manifest_path, text.data, text.len, (long)getpid(), &werr)) {
+		msg("error", "%s", ts_error_msg(&werr));
 		status = EXIT_FAILED;
 		goto out;
 	}
 	ts_buf_clear(&text);
 	if (ts_playlist(&text, ts_book_title(book), entries, ok) ||
-	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), err,
-	                       sizeof err)) {
-		msg("error", "%s", err);
+	    ts_write_text_file(playlist_path, text.data, text.len, (long)getpid(), &werr)) {
+		msg("error", "%s", ts_error_msg(&werr));
 		status = EXIT_FAILED;
 		goto out;
 	}
@@ -1112,8 +1112,8 @@ static int cmd_build(int argc, char **argv)
 		status = EXIT_FAILED;
 		goto out;
 	}
-	if (ts_write_text_file(page_path, text.data, text.len, (long)getpid(), err, sizeof err)) {
-		msg("error", "%s", err);
+	if (ts_write_text_file(page_path, text.data, text.len, (long)getpid(), &werr)) {
+		msg("error", "%s", ts_error_msg(&werr));
 		status = EXIT_FAILED;
 		goto out;
 	}
