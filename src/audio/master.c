@@ -688,13 +688,8 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 	if (!rs)
 		return n ? emit(m, x, n) : 0;
 	size_t need = (size_t)((double)(n ? n : BLOCK) * m->out_rate / m->in_rate) + 64;
-	if (need > m->rcap) {
-		float *p = realloc(m->rbuf, need * sizeof *p);
-		if (!p)
-			return fail(m, TS_ENOMEM, "out of memory");
-		m->rbuf = p;
-		m->rcap = need;
-	}
+	if (TS_GROW(m->rbuf, m->rcap, need))
+		return fail(m, TS_ENOMEM, "out of memory");
 	for (;;) {
 		size_t used = 0, made = 0;
 		soxr_error_t e = soxr_process(rs, x, n, &used, m->rbuf, m->rcap, &made);

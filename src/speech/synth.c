@@ -46,17 +46,9 @@ static int on_audio(short *wav, int n, espeak_EVENT *ev)
 	if (!s || !s->out || !wav || n <= 0)
 		return 0;
 	ts_samples *o = s->out;
-	if (o->len + (size_t)n > o->cap) {
-		size_t cap = o->cap ? o->cap : 16384;
-		while (cap < o->len + (size_t)n)
-			cap *= 2;
-		int16_t *p = realloc(o->data, cap * sizeof *p);
-		if (!p) {
-			s->oom = 1;
-			return 1; /* asks eSpeak to stop */
-		}
-		o->data = p;
-		o->cap = cap;
+	if (TS_GROW(o->data, o->cap, o->len + (size_t)n)) {
+		s->oom = 1;
+		return 1; /* asks eSpeak to stop */
 	}
 	memcpy(o->data + o->len, wav, (size_t)n * sizeof *wav);
 	o->len += (size_t)n;

@@ -970,14 +970,8 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 	    ts_buf_append(&n->in, text, len))
 		return TS_ENOMEM;
 	ts_buf_clear(&n->hold);
-	if (n->nleft + n->in.len + 1 > n->cap) {
-		size_t cap = n->nleft + n->in.len + 64;
-		uint32_t *p = realloc(n->c, cap * sizeof *p);
-		if (!p)
-			return TS_ENOMEM;
-		n->c = p;
-		n->cap = cap;
-	}
+	if (TS_GROW(n->c, n->cap, n->nleft + n->in.len + 1))
+		return TS_ENOMEM;
 	/* The context before this piece, then the piece decoded, repairing
 	 * lookalikes and setting aside what eSpeak misreads. */
 	memcpy(n->c, n->left, n->nleft * sizeof *n->c);
