@@ -82,6 +82,23 @@ int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
 int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */
 int ts_is_cjk_punct(uint32_t cp);
 
+/* ASCII classes, on code points or bytes (pass a byte as unsigned char:
+ * a negative char is none of them).  Only ASCII: not fullwidth digits,
+ * not accented letters.  Inline: the cleaner and the normalizer ask
+ * them of every character. */
+static inline int ts_is_digit(uint32_t c) /* 0-9 */
+{
+	return c - '0' < 10;
+}
+static inline int ts_is_latin(uint32_t c) /* A-Z a-z */
+{
+	return (c | 0x20) - 'a' < 26;
+}
+static inline int ts_is_alnum(uint32_t c) /* 0-9 A-Z a-z */
+{
+	return ts_is_digit(c) || ts_is_latin(c);
+}
+
 /* strdup / strndup that report failure instead of aborting; the caller
  * frees the result. */
 char *ts_strdup(const char *s);

@@ -159,11 +159,6 @@ const char *ts_synth_errmsg(const ts_synth *s)
 	return s->errmsg;
 }
 
-static int is_latin(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
 /* Append s[0..n) to b with the XML specials escaped. */
 static int append_escaped(ts_buf *b, const char *s, size_t n)
 {
@@ -189,8 +184,8 @@ static size_t pinyin_len(const char *p)
 	const char *q = p;
 	while (*q >= 'a' && *q <= 'z')
 		q++;
-	if (q == p || *q < '1' || *q > '5' || is_latin((unsigned char)q[1]) ||
-	    (q[1] >= '0' && q[1] <= '9'))
+	if (q == p || *q < '1' || *q > '5' || ts_is_latin((unsigned char)q[1]) ||
+	    ts_is_digit((unsigned char)q[1]))
 		return 0;
 	return (size_t)(q + 1 - p);
 }
@@ -201,10 +196,10 @@ static const char *latin_word_end(const char *p)
 {
 	const char *e = p;
 	for (;;) {
-		while (is_latin((unsigned char)*e))
+		while (ts_is_latin((unsigned char)*e))
 			e++;
 		if ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') &&
-		    is_latin((unsigned char)e[1]) && !(*e == ' ' && pinyin_len(e + 1)))
+		    ts_is_latin((unsigned char)e[1]) && !(*e == ' ' && pinyin_len(e + 1)))
 			e++;
 		else
 			return e;
@@ -217,7 +212,7 @@ static const char *main_run_end(const char *p)
 {
 	const char *e = p;
 	while (*e) {
-		if (is_latin((unsigned char)*e)) {
+		if (ts_is_latin((unsigned char)*e)) {
 			size_t k = pinyin_len(e);
 			if (!k)
 				break;
@@ -240,7 +235,7 @@ int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_bu
 	int rc = ts_buf_append(b, "<speak>", 7);
 	const char *p = text;
 	while (*p && !rc) {
-		int word = is_latin((unsigned char)*p) && !pinyin_len(p);
+		int word = ts_is_latin((unsigned char)*p) && !pinyin_len(p);
 		const char *e = word ? latin_word_end(p) : main_run_end(p);
 		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
 		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));

@@ -321,11 +321,6 @@ static void sandhi(ts_g2p *g, size_t n)
 
 /* ---- output -------------------------------------------------------- */
 
-static int is_ascii_alnum(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* CHAR=SYLLABLE/HOW for explain. */
 static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *tokens)
 {
@@ -378,8 +373,8 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 		/* A syllable stands apart from the syllable or Latin word next
 		 * to it; other characters are kept as they are. */
 		if (spoken->len > 0 && (han || after_syl) &&
-		    (after_syl || is_ascii_alnum(spoken->data[spoken->len - 1])) &&
-		    (han || is_ascii_alnum((unsigned char)s[0])))
+		    (after_syl || ts_is_alnum((unsigned char)spoken->data[spoken->len - 1])) &&
+		    (han || ts_is_alnum((unsigned char)s[0])))
 			rc = ts_buf_putc(spoken, ' ');
 		rc = rc ? rc : ts_buf_append(spoken, s, len);
 		after_syl = han;

@@ -111,11 +111,32 @@ static void test_buf_overflow(void)
 	ts_buf_free(&b);
 }
 
+/* The ASCII classes, against their definitions, on code points and on
+ * bytes as char (negative ones are nothing). */
+static void test_classes(void)
+{
+	size_t bad = 0;
+	for (uint32_t c = 0; c < 0x20000; c++) {
+		int digit = c >= '0' && c <= '9';
+		int latin = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+		bad += ts_is_digit(c) != digit || ts_is_latin(c) != latin ||
+		       ts_is_alnum(c) != (digit || latin);
+	}
+	CHECK(bad == 0);
+	CHECK(!ts_is_digit(0xFF10) && !ts_is_latin(0xFF21)); /* fullwidth ０ Ａ */
+	CHECK(!ts_is_latin(0xE9) && !ts_is_latin(0xC9));     /* é É */
+	CHECK(!ts_is_digit(UINT32_MAX) && !ts_is_latin(UINT32_MAX));
+	const char *s = "\xC3\xA9"; /* é: bytes above 0x7F */
+	CHECK(!ts_is_alnum((unsigned char)s[0]) && !ts_is_alnum((uint32_t)s[1]));
+	CHECK(ts_is_alnum((unsigned char)'z') && ts_is_alnum('0') && !ts_is_alnum('_'));
+}
+
 int main(void)
 {
 	test_grow();
 	test_grow_overflow();
 	test_resize();
 	test_buf_overflow();
+	test_classes();
 	return check_done("test_util");
 }
