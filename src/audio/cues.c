@@ -45,7 +45,7 @@ struct ts_cues {
 	int para_next; /* ts_cues_paragraph() was called */
 	ts_buf line;   /* the cue text as one line */
 	ts_buf out;    /* what goes to one file */
-	char errmsg[512];
+	ts_error err;  /* what went wrong last */
 };
 
 /* ---- the formats --------------------------------------------------- */
@@ -227,11 +227,9 @@ char *ts_cues_path(const char *audio_path, int i)
 
 static int file_write(ts_cues *c, cue_file *cf, const ts_buf *b)
 {
-	if (b->len > 0 && fwrite(b->data, 1, b->len, cf->f) != b->len) {
-		snprintf(c->errmsg, sizeof c->errmsg, "%s: write failed: %s", cf->path,
-		         strerror(errno));
-		return TS_EIO;
-	}
+	if (b->len > 0 && fwrite(b->data, 1, b->len, cf->f) != b->len)
+		return ts_error_set(&c->err, TS_EIO, "%s: write failed: %s", cf->path,
+		                    strerror(errno));
 	return 0;
 }
 
@@ -251,14 +249,13 @@ static void files_free(ts_cues *c)
 	free(c);
 }
 
-ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid, int *err,
-                      char *errbuf, size_t errsz)
+ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid,
+                      ts_error *err)
 {
 	ts_cues *c = calloc(1, sizeof *c);
 	int rc = 0;
 	if (!c) {
-		*err = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		ts_error_set(err, TS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	c->rate = rate > 0 ? rate : 1;
@@ -269,29 +266,25 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 		cf->fmt = &formats[i];
 		if (!(cf->path = ts_cues_path(audio_path, i)) ||
 		    !(cf->tmp = ts_temp_name(cf->path, owner_pid))) {
-			rc = TS_ENOMEM;
-			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
+			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 			break;
 		}
 		if (!(cf->f = fopen(cf->tmp, "wb"))) {
-			rc = TS_EIO;
-			snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot write: %s", cf->path,
-			         strerror(errno));
+			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot write: %s", cf->path,
+			                  strerror(errno));
 			free(cf->tmp); /* nothing to remove */
 			cf->tmp = NULL;
 			break;
 		}
 		ts_buf_clear(&c->out);
-		if (cf->fmt->header(&c->out)) {
-			rc = TS_ENOMEM;
-			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
-		} else {
+		if (cf->fmt->header(&c->out))
+			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
+		else
 			rc = file_write(c, cf, &c->out);
-		}
 	}
 	if (rc) {
-		*err = rc;
-		snprintf(errbuf, errsz, "%s", c->errmsg);
+		if (err)
+			*err = c->err;
 		files_free(c);
 		return NULL;
 	}
@@ -332,10 +325,8 @@ static int one_line(ts_buf *out, const char *text, size_t len)
 int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size_t len)
 {
 	int rc = one_line(&c->line, text, len);
-	if (rc) {
-		snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
-		return rc;
-	}
+	if (rc)
+		return ts_error_set(&c->err, rc, "out of memory");
 	if (c->line.len == 0)
 		return 0;
 	if (end < start)
@@ -353,10 +344,8 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 			e = s;
 		ts_buf_clear(&c->out);
 		cf->para = para;
-		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data)) {
-			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
-			return TS_ENOMEM;
-		}
+		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data))
+			return ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		if ((rc = file_write(c, cf, &c->out)))
 			return rc;
 		cf->prev_end = e;
@@ -378,33 +367,28 @@ int ts_cues_end(ts_cues *c)
 	for (size_t i = 0; i < c->nfiles; i++) {
 		cue_file *cf = &c->files[i];
 		ts_buf_clear(&c->out);
-		if (!rc && cf->fmt->footer(&c->out, cf)) {
-			snprintf(c->errmsg, sizeof c->errmsg, "out of memory");
-			rc = TS_ENOMEM;
-		}
+		if (!rc && cf->fmt->footer(&c->out, cf))
+			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		if (!rc)
 			rc = file_write(c, cf, &c->out);
-		if (fclose(cf->f) != 0 && !rc) {
-			snprintf(c->errmsg, sizeof c->errmsg, "%s: write failed: %s", cf->path,
-			         strerror(errno));
-			rc = TS_EIO;
-		}
+		if (fclose(cf->f) != 0 && !rc)
+			rc = ts_error_set(&c->err, TS_EIO, "%s: write failed: %s", cf->path,
+			                  strerror(errno));
 		cf->f = NULL;
 	}
 	c->ended = 1;
 	return rc;
 }
 
-int ts_cues_commit(ts_cues *c, char *errbuf, size_t errsz)
+int ts_cues_commit(ts_cues *c, ts_error *err)
 {
 	int rc = ts_cues_end(c);
 	size_t done = 0;
 	for (; !rc && done < c->nfiles; done++) {
 		cue_file *cf = &c->files[done];
 		if (rename(cf->tmp, cf->path) != 0) {
-			snprintf(c->errmsg, sizeof c->errmsg, "%s: cannot rename into place: %s",
-			         cf->path, strerror(errno));
-			rc = TS_EIO;
+			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot rename into place: %s",
+			                  cf->path, strerror(errno));
 			break;
 		}
 		free(cf->tmp);
@@ -414,7 +398,8 @@ int ts_cues_commit(ts_cues *c, char *errbuf, size_t errsz)
 		/* All of a chapter's timing files or none. */
 		for (size_t i = 0; i < done; i++)
 			unlink(c->files[i].path);
-		snprintf(errbuf, errsz, "%s", c->errmsg);
+		if (err)
+			*err = c->err;
 	}
 	files_free(c);
 	return rc;
@@ -428,5 +413,5 @@ void ts_cues_abort(ts_cues *c)
 
 const char *ts_cues_errmsg(const ts_cues *c)
 {
-	return c->errmsg;
+	return c->err.msg;
 }

@@ -27,6 +27,8 @@
 #ifndef TS_CUES_H
 #define TS_CUES_H
 
+#include "base/error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,10 +62,10 @@ typedef struct ts_cues ts_cues;
 
 /* Start the timing files of the formats in mask (not 0) for the audio
  * file audio_path, whose samples come at rate Hz; owner_pid tags the
- * temporary names.  Returns NULL with *err and a message in errbuf on
- * failure (no file is left behind). */
-ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid, int *err,
-                      char *errbuf, size_t errsz);
+ * temporary names.  Returns NULL on failure, with the code and a message
+ * in *err (err may be NULL); no file is left behind. */
+ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owner_pid,
+                      ts_error *err);
 
 /* Add a cue: text[0..len) (UTF-8) is heard from sample start to sample
  * end.  Cues come in order.  Returns 0 or TS_EIO / TS_ENOMEM with the
@@ -82,14 +84,14 @@ void ts_cues_paragraph(ts_cues *c);
 int ts_cues_end(ts_cues *c);
 
 /* Finish the files if ts_cues_end was not called, and rename them into
- * place; frees c.  Returns 0 or TS_EIO with the message in errbuf (the
- * files not yet in place are removed). */
-int ts_cues_commit(ts_cues *c, char *errbuf, size_t errsz);
+ * place; frees c.  Returns 0 or TS_EIO with the message in *err (err may
+ * be NULL; the files not yet in place are removed). */
+int ts_cues_commit(ts_cues *c, ts_error *err);
 
 /* Drop the files; frees c.  ts_cues_abort(NULL) does nothing. */
 void ts_cues_abort(ts_cues *c);
 
-/* What went wrong last. */
+/* What went wrong last while c was open ("" when nothing did). */
 const char *ts_cues_errmsg(const ts_cues *c);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,11 +62,10 @@ static void put_le32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)(v >> 24);
 }
 
-/* errno's message for path into errbuf; returns TS_EIO. */
-static int io_failed(const char *path, char *errbuf, size_t errsz)
+/* errno's message for path into *err; returns TS_EIO. */
+static int io_failed(const char *path, ts_error *err)
 {
-	snprintf(errbuf, errsz, "%s: %s", path, strerror(errno));
-	return TS_EIO;
+	return ts_error_set(err, TS_EIO, "%s: %s", path, strerror(errno));
 }
 
 /* ---- Ogg ------------------------------------------------------------ */
@@ -103,7 +101,7 @@ static uint32_t page_crc(unsigned char *page, size_t len)
 	return crc;
 }
 
-int ts_ogg_set_serial(const char *path, uint32_t serial, char *errbuf, size_t errsz)
+int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err)
 {
 	int rc = 0;
 	unsigned char *page = NULL;
@@ -114,8 +112,7 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, char *errbuf, size_t er
 	if (fd < 0)
 		goto io_error;
 	if (!(page = malloc(OGG_PAGE_MAX))) {
-		snprintf(errbuf, errsz, "out of memory");
-		rc = TS_ENOMEM;
+		rc = ts_error_set(err, TS_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (;; pages++) {
@@ -153,14 +150,14 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, char *errbuf, size_t er
 		goto bad_page;
 	goto out;
 bad_page:
-	snprintf(errbuf, errsz, "%s: not a single Ogg stream at byte %lld", path, (long long)off);
-	rc = TS_EAUDIO;
+	rc = ts_error_set(err, TS_EAUDIO, "%s: not a single Ogg stream at byte %lld", path,
+	                  (long long)off);
 	goto out;
 io_error:
-	rc = io_failed(path, errbuf, errsz);
+	rc = io_failed(path, err);
 out:
 	if (fd >= 0 && close(fd) != 0 && !rc)
-		rc = io_failed(path, errbuf, errsz);
+		rc = io_failed(path, err);
 	free(page);
 	return rc;
 }
@@ -226,7 +223,7 @@ static int id3v1_is_ascii(const unsigned char *t)
 	return 1;
 }
 
-int ts_id3_utf8(const char *path, char *errbuf, size_t errsz)
+int ts_id3_utf8(const char *path, ts_error *err)
 {
 	int rc = 0;
 	unsigned char *tag = NULL;
@@ -244,8 +241,7 @@ int ts_id3_utf8(const char *path, char *errbuf, size_t errsz)
 		uint32_t size = get_syncsafe(h + 6);
 		if (size <= ID3_TAG_MAX) {
 			if (!(tag = malloc(size ? size : 1))) {
-				snprintf(errbuf, errsz, "out of memory");
-				rc = TS_ENOMEM;
+				rc = ts_error_set(err, TS_ENOMEM, "out of memory");
 				goto out;
 			}
 			got = read_at(fd, tag, size, sizeof h);
@@ -271,10 +267,10 @@ int ts_id3_utf8(const char *path, char *errbuf, size_t errsz)
 	}
 	goto out;
 io_error:
-	rc = io_failed(path, errbuf, errsz);
+	rc = io_failed(path, err);
 out:
 	if (fd >= 0 && close(fd) != 0 && !rc)
-		rc = io_failed(path, errbuf, errsz);
+		rc = io_failed(path, err);
 	free(tag);
 	return rc;
 }

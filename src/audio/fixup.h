@@ -16,6 +16,8 @@
 #ifndef TS_FIXUP_H
 #define TS_FIXUP_H
 
+#include "base/error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,15 +29,15 @@ uint32_t ts_ogg_crc(uint32_t crc, const unsigned char *p, size_t n);
  * and recompute each page's checksum.  The file must hold exactly one
  * logical stream (as libsndfile writes it).  Returns 0, TS_EIO (with
  * errno's text) or TS_EAUDIO (not such an Ogg file), with a message in
- * errbuf. */
-int ts_ogg_set_serial(const char *path, uint32_t serial, char *errbuf, size_t errsz);
+ * *err (err may be NULL). */
+int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err);
 
 /* Make the text of the ID3 tags of the MP3 file at path read as the UTF-8
  * it is: an ID3v2.3 tag at the start becomes ID3v2.4 with its text frames
  * marked UTF-8 (same size, only header bytes change); an ID3v1 trailer
  * whose text is not ASCII is cut off.  A file without tags, or with a tag
  * this does not understand, is left alone.  Returns 0 or TS_EIO with a
- * message in errbuf. */
-int ts_id3_utf8(const char *path, char *errbuf, size_t errsz);
+ * message in *err (err may be NULL). */
+int ts_id3_utf8(const char *path, ts_error *err);
 
 #endif

@@ -607,7 +607,7 @@ struct ts_master {
 	loss_model *model;  /* what the limiter will take */
 	ts_master_progress_fn progress;
 	void *progress_ud;
-	char errmsg[512];
+	ts_error err; /* what went wrong last */
 };
 
 void ts_master_set_progress(ts_master *m, ts_master_progress_fn fn, void *ud)
@@ -618,7 +618,7 @@ void ts_master_set_progress(ts_master *m, ts_master_progress_fn fn, void *ud)
 
 const char *ts_master_errmsg(const ts_master *m)
 {
-	return m->errmsg;
+	return m->err.msg;
 }
 
 int ts_master_out_rate(const ts_master_opts *o, const ts_format *fmt, int in_rate)
@@ -628,11 +628,12 @@ int ts_master_out_rate(const ts_master_opts *o, const ts_format *fmt, int in_rat
 
 static int fail(ts_master *m, int rc, const char *what)
 {
-	snprintf(m->errmsg, sizeof m->errmsg, "%s: %s", m->path, what);
-	return rc;
+	return ts_error_set(&m->err, rc, "%s: %s", m->path, what);
 }
 
-static soxr_t resampler_new(ts_master *m)
+/* A resampler from the input's rate to the output's; NULL with the
+ * reason in *err. */
+static soxr_t resampler_new(ts_master *m, ts_error *err)
 {
 	soxr_error_t e = NULL;
 	soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
@@ -640,17 +641,17 @@ static soxr_t resampler_new(ts_master *m)
 	soxr_runtime_spec_t rt = soxr_runtime_spec(1);
 	soxr_t s = soxr_create(m->in_rate, m->out_rate, 1, &e, &io, &q, &rt);
 	if (!s)
-		snprintf(m->errmsg, sizeof m->errmsg, "%s: cannot resample to %d Hz: %s", m->path,
-		         m->out_rate, e ? e : "libsoxr failed");
+		ts_error_set(err, TS_EAUDIO, "%s: cannot resample to %d Hz: %s", m->path,
+		             m->out_rate, e ? e : "libsoxr failed");
 	return s;
 }
 
-static ts_writer *open_writer(ts_master *m, char *errbuf, size_t errsz, int *err)
+static ts_writer *open_writer(ts_master *m, ts_error *err)
 {
 	ts_writer_opts o = m->wo;
 	o.rate = m->out_rate;
 	o.expect_frames = m->wo.expect_frames * (uint64_t)m->out_rate / (uint64_t)m->in_rate + 1;
-	return ts_writer_open(m->fmt, m->path, &o, err, errbuf, errsz);
+	return ts_writer_open(m->fmt, m->path, &o, err);
 }
 
 /* Round float samples to 16 bits and write them. */
@@ -671,10 +672,8 @@ static int emit(ts_master *m, const float *y, size_t n)
 		for (size_t i = 0; i < k; i++)
 			s[i] = (int16_t)(int32_t)((t[i] + 12582912.0f) - 12582912.0f);
 		int rc = ts_writer_write(m->w, s, k);
-		if (rc) {
-			snprintf(m->errmsg, sizeof m->errmsg, "%s", ts_writer_errmsg(m->w));
-			return rc;
-		}
+		if (rc)
+			return ts_error_set(&m->err, rc, "%s", ts_writer_errmsg(m->w));
 		m->frames_out += k;
 		y += k;
 		n -= k;
@@ -689,13 +688,8 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 	if (!rs)
 		return n ? emit(m, x, n) : 0;
 	size_t need = (size_t)((double)(n ? n : BLOCK) * m->out_rate / m->in_rate) + 64;
-	if (need > m->rcap) {
-		float *p = realloc(m->rbuf, need * sizeof *p);
-		if (!p)
-			return TS_ENOMEM;
-		m->rbuf = p;
-		m->rcap = need;
-	}
+	if (TS_GROW(m->rbuf, m->rcap, need))
+		return fail(m, TS_ENOMEM, "out of memory");
 	for (;;) {
 		size_t used = 0, made = 0;
 		soxr_error_t e = soxr_process(rs, x, n, &used, m->rbuf, m->rcap, &made);
@@ -716,13 +710,11 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 }
 
 ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
-                          const char *path, const ts_writer_opts *wo, int *err, char *errbuf,
-                          size_t errsz)
+                          const char *path, const ts_writer_opts *wo, ts_error *err)
 {
 	ts_master *m = calloc(1, sizeof *m);
-	*err = TS_ENOMEM;
 	if (!m || !(m->path = ts_strdup(path))) {
-		snprintf(errbuf, errsz, "%s: out of memory", path);
+		ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
 		free(m);
 		return NULL;
 	}
@@ -733,14 +725,10 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	m->wo = *wo;
 	tp_init();
 	if (!o->normalize) {
-		if (!(m->w = open_writer(m, errbuf, errsz, err)))
+		if (!(m->w = open_writer(m, err)))
 			goto fail;
-		if (m->out_rate != in_rate && !(m->rs = resampler_new(m))) {
-			*err = TS_EAUDIO;
-			snprintf(errbuf, errsz, "%s", m->errmsg);
+		if (m->out_rate != in_rate && !(m->rs = resampler_new(m, err)))
 			goto fail;
-		}
-		*err = 0;
 		return m;
 	}
 	/* The raw samples beside the output, named so that an interrupted
@@ -749,24 +737,22 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	if (ts_buf_printf(&raw, "%s.raw", path) ||
 	    !(m->raw_path = ts_temp_name(raw.data, wo->owner_pid))) {
 		ts_buf_free(&raw);
-		snprintf(errbuf, errsz, "%s: out of memory", path);
+		ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
 	ts_buf_free(&raw);
 	m->raw = fopen(m->raw_path, "w+b");
 	if (!m->raw) {
-		*err = TS_EIO;
-		snprintf(errbuf, errsz, "%s: cannot write: %s", m->raw_path, strerror(errno));
+		ts_error_set(err, TS_EIO, "%s: cannot write: %s", m->raw_path, strerror(errno));
 		goto fail;
 	}
 	m->in_meter =
 	    ebur128_init(1, (unsigned long)in_rate, EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM);
 	m->model = calloc(1, sizeof *m->model);
 	if (!m->in_meter || !m->model) {
-		snprintf(errbuf, errsz, "%s: out of memory", path);
+		ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
-	*err = 0;
 	return m;
 fail:
 	ts_master_abort(m);
@@ -780,10 +766,9 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		if (!m->rs) {
 			int rc = ts_writer_write(m->w, s, n);
 			if (rc)
-				snprintf(m->errmsg, sizeof m->errmsg, "%s", ts_writer_errmsg(m->w));
-			else
-				m->frames_out += n;
-			return rc;
+				return ts_error_set(&m->err, rc, "%s", ts_writer_errmsg(m->w));
+			m->frames_out += n;
+			return 0;
 		}
 		float f[BLOCK];
 		while (n > 0) {
@@ -799,11 +784,9 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		return 0;
 	}
 	m->frames_in += n;
-	if (fwrite(s, sizeof *s, n, m->raw) != n) {
-		snprintf(m->errmsg, sizeof m->errmsg, "%s: write failed: %s", m->raw_path,
-		         strerror(errno));
-		return TS_EIO;
-	}
+	if (fwrite(s, sizeof *s, n, m->raw) != n)
+		return ts_error_set(&m->err, TS_EIO, "%s: write failed: %s", m->raw_path,
+		                    strerror(errno));
 	model_add(m->model, s, n);
 	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
 		return fail(m, TS_ENOMEM, "out of memory");
@@ -811,9 +794,9 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 }
 
 /* Pass 2 with a gain in dB: read the raw file, level, limit, measure,
- * resample, encode.  Fills rep's output figures. */
-static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass, char *errbuf,
-                  size_t errsz)
+ * resample, encode.  Fills rep's output figures; the message of a failure
+ * is in m->err. */
+static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 {
 	int rc = 0;
 	limiter *l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20));
@@ -826,12 +809,12 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass,
 		rc = fail(m, TS_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (m->out_rate != m->in_rate && !(rs = resampler_new(m))) {
-		rc = TS_EAUDIO;
+	if (m->out_rate != m->in_rate && !(rs = resampler_new(m, &m->err))) {
+		rc = m->err.code;
 		goto out;
 	}
-	if (!(m->w = open_writer(m, errbuf, errsz, &rc))) {
-		snprintf(m->errmsg, sizeof m->errmsg, "%s", errbuf);
+	if (!(m->w = open_writer(m, &m->err))) {
+		rc = m->err.code;
 		goto out;
 	}
 	rewind(m->raw);
@@ -847,9 +830,8 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass,
 		got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
 		if (got < BLOCK) {
 			if (ferror(m->raw)) {
-				rc = TS_EIO;
-				snprintf(m->errmsg, sizeof m->errmsg, "%s: read failed: %s",
-				         m->raw_path, strerror(errno));
+				rc = ts_error_set(&m->err, TS_EIO, "%s: read failed: %s",
+				                  m->raw_path, strerror(errno));
 				goto out;
 			}
 			last = 1;
@@ -891,7 +873,7 @@ out:
 	return rc;
 }
 
-int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t errsz)
+int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 {
 	ts_master_report dummy;
 	int rc = 0;
@@ -901,11 +883,12 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	    .out_rate = m->out_rate, .input_lufs = NAN, .output_lufs = NAN, .true_peak_db = NAN};
 	if (!m->o.normalize) {
 		if (m->rs && (rc = resample_emit(m, m->rs, NULL, 0))) {
-			snprintf(errbuf, errsz, "%s", m->errmsg);
+			if (err)
+				*err = m->err;
 			goto out;
 		}
 		rep->frames = m->frames_out;
-		rc = ts_writer_commit(m->w, errbuf, errsz);
+		rc = ts_writer_commit(m->w, err);
 		m->w = NULL;
 		goto out;
 	}
@@ -914,8 +897,8 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	m->ybuf = malloc((BLOCK + 1024) * sizeof *m->ybuf);
 	if (!m->ibuf || !m->fbuf || !m->ybuf || fflush(m->raw) != 0) {
 		rc = m->ibuf && m->fbuf && m->ybuf ? TS_EIO : TS_ENOMEM;
-		snprintf(errbuf, errsz, "%s: %s", m->path,
-		         rc == TS_EIO ? strerror(errno) : "out of memory");
+		ts_error_set(err, rc, "%s: %s", m->path,
+		             rc == TS_EIO ? strerror(errno) : "out of memory");
 		goto out;
 	}
 	double in;
@@ -929,8 +912,9 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 	model_end(m->model);
 	double gain = isfinite(in) ? choose_gain(m->model, in, m->o.target_lufs, thresh_db, 1) : 0;
 	for (int pass = 0;; pass++) {
-		if ((rc = render(m, gain, rep, pass, errbuf, errsz))) {
-			snprintf(errbuf, errsz, "%s", m->errmsg);
+		if ((rc = render(m, gain, rep, pass))) {
+			if (err)
+				*err = m->err;
 			goto out;
 		}
 		double miss = m->o.target_lufs - rep->output_lufs;
@@ -951,7 +935,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t e
 		gain = fmin(next, MAX_GAIN_DB);
 	}
 	rep->frames = m->frames_out;
-	rc = ts_writer_commit(m->w, errbuf, errsz);
+	rc = ts_writer_commit(m->w, err);
 	m->w = NULL;
 out:
 	ts_master_abort(m);

@@ -17,6 +17,7 @@
 #define TS_MASTER_H
 
 #include "audio/write.h"
+#include "base/error.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,10 +48,10 @@ typedef struct ts_master ts_master;
 /* Open the master for the audio file path in format fmt: in_rate is the
  * finisher's rate; wo gives the writer's settings, with expect_frames a
  * generous estimate of the length at in_rate (its rate is set here).
- * Returns NULL with *err and a message in errbuf on failure. */
+ * Returns NULL on failure, with the code and a message in *err (err may
+ * be NULL). */
 ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
-                          const char *path, const ts_writer_opts *wo, int *err, char *errbuf,
-                          size_t errsz);
+                          const char *path, const ts_writer_opts *wo, ts_error *err);
 
 /* Take n samples (a ts_sink_fn for the finisher).  Returns 0 or a
  * negative code (message: ts_master_errmsg). */
@@ -64,12 +65,13 @@ void ts_master_set_progress(ts_master *m, ts_master_progress_fn fn, void *ud);
 
 /* Finish: level, limit, resample, encode, rename into place; fills rep
  * (may be NULL) and frees m.  Returns 0 or a negative code with the
- * message in errbuf. */
-int ts_master_commit(ts_master *m, ts_master_report *rep, char *errbuf, size_t errsz);
+ * message in *err (err may be NULL). */
+int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err);
 
 /* Drop everything written; frees m.  ts_master_abort(NULL) does nothing. */
 void ts_master_abort(ts_master *m);
 
+/* What went wrong last while m was taking samples ("" when nothing did). */
 const char *ts_master_errmsg(const ts_master *m);
 
 /* The rate the output will have for a synthesizer rate, options and

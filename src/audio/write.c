@@ -24,7 +24,7 @@ struct ts_writer {
 	uint64_t expect_frames; /* how long the caller expects the file to be */
 	uint64_t frames;        /* written so far */
 	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
-	char errmsg[512];
+	ts_error err;           /* what went wrong last */
 };
 
 /* The tags of m, set on w->sf.  libsndfile writes FLAC, Ogg and MP3 tags
@@ -51,11 +51,9 @@ static int set_tags(ts_writer *w, const ts_audio_meta *m)
 		if (!tags[i].text || !tags[i].text[0])
 			continue;
 		int e = sf_set_string(w->sf, tags[i].type, tags[i].text);
-		if (e) {
-			snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write the tags: %s",
-			         w->path, sf_error_number(e));
-			return TS_EAUDIO;
-		}
+		if (e)
+			return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write the tags: %s",
+			                    w->path, sf_error_number(e));
 	}
 	return 0;
 }
@@ -67,16 +65,12 @@ static int sf_open_fmt(ts_writer *w, const ts_writer_opts *o, double level)
 {
 	SF_INFO info = {.samplerate = o->rate, .channels = 1, .format = w->sf_format};
 	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
-	if (!w->sf) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot write: %s", w->path,
-		         sf_strerror(NULL));
-		return TS_EAUDIO;
-	}
-	if (level >= 0 && !sf_command(w->sf, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level)) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot set the quality: %s", w->path,
-		         sf_strerror(w->sf));
-		return TS_EAUDIO;
-	}
+	if (!w->sf)
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s", w->path,
+		                    sf_strerror(NULL));
+	if (level >= 0 && !sf_command(w->sf, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level))
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot set the quality: %s", w->path,
+		                    sf_strerror(w->sf));
 	return set_tags(w, o->meta);
 }
 
@@ -103,21 +97,17 @@ static int wav_open(ts_writer *w, const ts_writer_opts *o)
 
 static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 {
-	if (w->limit_bytes && (w->frames + n) * 2 > w->limit_bytes) {
-		snprintf(
-		    w->errmsg, sizeof w->errmsg,
+	if (w->limit_bytes && (w->frames + n) * 2 > w->limit_bytes)
+		return ts_error_set(
+		    &w->err, TS_EAUDIO,
 		    "%s: more audio than a WAV file can hold (4 GB, about 27 hours); split the "
 		    "chapter",
 		    w->path);
-		return TS_EAUDIO;
-	}
 	w->frames += n;
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
-	if (done != (sf_count_t)n) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: write failed: %s", w->path,
-		         sf_strerror(w->sf));
-		return TS_EAUDIO;
-	}
+	if (done != (sf_count_t)n)
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: write failed: %s", w->path,
+		                    sf_strerror(w->sf));
 	return 0;
 }
 
@@ -125,11 +115,9 @@ static int sf_close_fmt(ts_writer *w)
 {
 	int rc = sf_close(w->sf);
 	w->sf = NULL;
-	if (rc) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot finish: %s", w->path,
-		         sf_error_number(rc));
-		return TS_EAUDIO;
-	}
+	if (rc)
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot finish: %s", w->path,
+		                    sf_error_number(rc));
 	return 0;
 }
 
@@ -182,11 +170,9 @@ static int mp3_open(ts_writer *w, const ts_writer_opts *o)
 	w->sf_format = SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III;
 	int rc = sf_open_fmt(w, o, level < 0.9999 ? level : 0.9999);
 	int mode = SF_BITRATE_MODE_VARIABLE;
-	if (!rc && !sf_command(w->sf, SFC_SET_BITRATE_MODE, &mode, sizeof mode)) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot set the bit-rate mode: %s",
-		         w->path, sf_strerror(w->sf));
-		rc = TS_EAUDIO;
-	}
+	if (!rc && !sf_command(w->sf, SFC_SET_BITRATE_MODE, &mode, sizeof mode))
+		rc = ts_error_set(&w->err, TS_EAUDIO, "%s: cannot set the bit-rate mode: %s",
+		                  w->path, sf_strerror(w->sf));
 	return rc;
 }
 
@@ -206,7 +192,7 @@ static int ogg_close(ts_writer *w)
 {
 	int rc = sf_close_fmt(w);
 	if (!rc)
-		rc = ts_ogg_set_serial(w->tmp, ogg_serial(w->path), w->errmsg, sizeof w->errmsg);
+		rc = ts_ogg_set_serial(w->tmp, ogg_serial(w->path), &w->err);
 	return rc;
 }
 
@@ -214,7 +200,7 @@ static int mp3_close(ts_writer *w)
 {
 	int rc = sf_close_fmt(w);
 	if (!rc)
-		rc = ts_id3_utf8(w->tmp, w->errmsg, sizeof w->errmsg);
+		rc = ts_id3_utf8(w->tmp, &w->err);
 	return rc;
 }
 
@@ -277,22 +263,21 @@ static int rate_list(ts_buf *b, const int *rates)
 	return rc;
 }
 
-ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
-                          char *errbuf, size_t errsz)
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o,
+                          ts_error *err)
 {
 	if (ts_format_pick_rate(fmt, o->rate) != o->rate) {
 		ts_buf rates = {0};
-		*err = rate_list(&rates, fmt->rates) ? TS_ENOMEM : TS_EINVAL;
-		snprintf(errbuf, errsz, "%s: %s cannot hold audio at %d Hz (only %s Hz)", path,
-		         fmt->name, o->rate, rates.data ? rates.data : "other rates");
+		int rc = rate_list(&rates, fmt->rates) ? TS_ENOMEM : TS_EINVAL;
+		ts_error_set(err, rc, "%s: %s cannot hold audio at %d Hz (only %s Hz)", path,
+		             fmt->name, o->rate, rates.data ? rates.data : "other rates");
 		ts_buf_free(&rates);
 		return NULL;
 	}
 	if (o->quality != TS_QUALITY_DEFAULT &&
 	    (o->quality < TS_QUALITY_MIN || o->quality > TS_QUALITY_MAX)) {
-		*err = TS_EINVAL;
-		snprintf(errbuf, errsz, "%s: quality %d is not between %d and %d", path, o->quality,
-		         TS_QUALITY_MIN, TS_QUALITY_MAX);
+		ts_error_set(err, TS_EINVAL, "%s: quality %d is not between %d and %d", path,
+		             o->quality, TS_QUALITY_MIN, TS_QUALITY_MAX);
 		return NULL;
 	}
 	ts_writer *w = calloc(1, sizeof *w);
@@ -301,16 +286,15 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 			free(w->path);
 			free(w);
 		}
-		*err = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+		ts_error_set(err, TS_ENOMEM, "out of memory");
 		return NULL;
 	}
 	w->fmt = fmt;
 	w->expect_frames = o->expect_frames;
 	int rc = fmt->open(w, o);
 	if (rc) {
-		*err = rc;
-		snprintf(errbuf, errsz, "%s", w->errmsg);
+		if (err)
+			*err = w->err;
 		if (w->sf)
 			sf_close(w->sf);
 		unlink(w->tmp);
@@ -329,7 +313,7 @@ int ts_writer_write(ts_writer *w, const int16_t *s, size_t n)
 
 const char *ts_writer_errmsg(const ts_writer *w)
 {
-	return w->errmsg;
+	return w->err.msg;
 }
 
 static void writer_free(ts_writer *w)
@@ -339,16 +323,15 @@ static void writer_free(ts_writer *w)
 	free(w);
 }
 
-int ts_writer_commit(ts_writer *w, char *errbuf, size_t errsz)
+int ts_writer_commit(ts_writer *w, ts_error *err)
 {
 	int rc = w->fmt->close(w);
-	if (!rc && rename(w->tmp, w->path) != 0) {
-		snprintf(w->errmsg, sizeof w->errmsg, "%s: cannot rename into place: %s", w->path,
-		         strerror(errno));
-		rc = TS_EIO;
-	}
+	if (!rc && rename(w->tmp, w->path) != 0)
+		rc = ts_error_set(&w->err, TS_EIO, "%s: cannot rename into place: %s", w->path,
+		                  strerror(errno));
 	if (rc) {
-		snprintf(errbuf, errsz, "%s", w->errmsg);
+		if (err)
+			*err = w->err;
 		unlink(w->tmp);
 	}
 	writer_free(w);
@@ -365,31 +348,28 @@ void ts_writer_abort(ts_writer *w)
 	writer_free(w);
 }
 
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
-                       size_t errsz)
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
+                       ts_error *err)
 {
 	char *tmp = temp_name(path, owner_pid);
-	if (!tmp) {
-		snprintf(errbuf, errsz, "out of memory");
-		return TS_ENOMEM;
-	}
+	if (!tmp)
+		return ts_error_set(err, TS_ENOMEM, "out of memory");
 	int rc = 0;
 	FILE *f = fopen(tmp, "wb");
 	if (!f) {
-		snprintf(errbuf, errsz, "%s: cannot write: %s", path, strerror(errno));
+		rc = ts_error_set(err, TS_EIO, "%s: cannot write: %s", path, strerror(errno));
 		free(tmp);
-		return TS_EIO;
+		return rc;
 	}
 	if (fwrite(data, 1, len, f) != len)
 		rc = TS_EIO;
 	if (fclose(f) != 0)
 		rc = TS_EIO;
 	if (rc)
-		snprintf(errbuf, errsz, "%s: write failed: %s", path, strerror(errno));
-	else if (rename(tmp, path) != 0) {
-		snprintf(errbuf, errsz, "%s: cannot rename into place: %s", path, strerror(errno));
-		rc = TS_EIO;
-	}
+		ts_error_set(err, rc, "%s: write failed: %s", path, strerror(errno));
+	else if (rename(tmp, path) != 0)
+		rc = ts_error_set(err, TS_EIO, "%s: cannot rename into place: %s", path,
+		                  strerror(errno));
 	if (rc)
 		unlink(tmp);
 	free(tmp);

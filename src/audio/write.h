@@ -7,6 +7,8 @@
 #ifndef TS_WRITE_H
 #define TS_WRITE_H
 
+#include "base/error.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,22 +61,26 @@ int ts_format_pick_rate(const ts_format *f, int rate);
 
 /* Open path for writing in format fmt, through a temporary name (see
  * above), with the settings of o.  The rate must be one the format can
- * hold (ts_format_pick_rate()).  Returns NULL with *err and a message in
- * errbuf on failure. */
-ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o, int *err,
-                          char *errbuf, size_t errsz);
+ * hold (ts_format_pick_rate()).  Returns NULL on failure, with the code
+ * and a message in *err (err may be NULL). */
+ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_writer_opts *o,
+                          ts_error *err);
+/* Write n samples.  Returns 0 or a negative code with the message in
+ * ts_writer_errmsg(). */
 int ts_writer_write(ts_writer *w, const int16_t *s, size_t n);
 /* Finish the file and rename it into place; frees w.  Returns 0 or a
- * negative code with the message in errbuf. */
-int ts_writer_commit(ts_writer *w, char *errbuf, size_t errsz);
+ * negative code with the message in *err (err may be NULL). */
+int ts_writer_commit(ts_writer *w, ts_error *err);
 /* Drop the file; frees w.  ts_writer_abort(NULL) does nothing. */
 void ts_writer_abort(ts_writer *w);
+/* What went wrong last while w was writing ("" when nothing did). */
 const char *ts_writer_errmsg(const ts_writer *w);
 
 /* Write a small text file atomically (temporary name, then rename).
- * Returns 0 or TS_EIO with the message in errbuf. */
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid, char *errbuf,
-                       size_t errsz);
+ * Returns 0, TS_ENOMEM or TS_EIO with the message in *err (err may be
+ * NULL). */
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
+                       ts_error *err);
 
 /* The temporary name of path while it is written (".NAME.part-PID" in
  * its folder), for other files written the same way.  NULL when out of

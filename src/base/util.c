@@ -1,4 +1,4 @@
-/* util.c - the growable buffer and UTF-8 helpers.
+/* util.c - the growable buffer and arrays, and the UTF-8 helpers.
  *
  * Bad-input policy for UTF-8: decoding is strict (no overlongs, no
  * surrogates, nothing past U+10FFFF).  Callers decide what to do with an
@@ -16,20 +16,44 @@ int ts_buf_error(const ts_buf *b)
 	return b->err;
 }
 
+int ts_grow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t max = elem ? SIZE_MAX / elem : 0;
+	if (need > max)
+		return TS_ENOMEM;
+	size_t n = *cap <= max / 2 ? *cap * 2 : max;
+	if (n < 64 / elem)
+		n = 64 / elem;
+	if (n < need)
+		n = need;
+	if (ts_resize(pp, n, elem))
+		return TS_ENOMEM;
+	*cap = n;
+	return 0;
+}
+
+int ts_resize(void *pp, size_t n, size_t elem)
+{
+	if (!elem || n > SIZE_MAX / elem)
+		return TS_ENOMEM;
+	void *p;
+	memcpy(&p, pp, sizeof p);
+	p = realloc(p, n ? n * elem : 1);
+	if (!p)
+		return TS_ENOMEM;
+	memcpy(pp, &p, sizeof p);
+	return 0;
+}
+
 int ts_buf_reserve(ts_buf *b, size_t extra)
 {
 	if (b->err)
 		return b->err;
-	if (b->len + extra + 1 <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 64;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *p = cap > b->len + extra ? realloc(b->data, cap) : NULL;
-	if (!p)
+	/* Room for the NUL too. */
+	if (extra >= SIZE_MAX - b->len || ts_grow(&b->data, &b->cap, b->len + extra + 1, 1))
 		return b->err = TS_ENOMEM;
-	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* util.h - small helpers shared by the tingshu stages: a growable
- * byte buffer, UTF-8 decoding and character classes.
+ * byte buffer, growable arrays, UTF-8 decoding and character classes.
  *
  * Everything the library exports starts with ts_; file-local helpers are
  * static.  Functions that can fail return 0 or a negative TS_E* code;
@@ -36,6 +36,30 @@ int ts_json_string(ts_buf *b, const char *s);
 void ts_buf_clear(ts_buf *b);
 void ts_buf_free(ts_buf *b);
 
+/* Growable arrays: a pointer to the elements and a capacity (size_t)
+ * kept beside it, both 0 at the start; free(arr) releases it.
+ *
+ *     if (TS_GROW(b->ch, b->cap, b->n + 1))
+ *             return TS_ENOMEM;
+ *     b->ch[b->n++] = chapter;
+ *
+ * ts_grow: make room in *pp (the address of the array pointer) for need
+ * elements of elem bytes, *cap the elements it has room for.  When it
+ * must grow, the capacity at least doubles (at least 64 bytes), so that
+ * appending one element at a time costs amortized constant time.  Returns
+ * 0, or TS_ENOMEM when out of memory or when need elements of elem bytes
+ * would not fit in a size_t; then *pp and *cap are unchanged.
+ *
+ * ts_resize: make *pp hold exactly n elements of elem bytes (for arrays
+ * that share one capacity, or grow by one); same return and failure.
+ *
+ * The array pointer is read and written through memcpy, so any object
+ * pointer type may be passed (POSIX gives them all one representation). */
+int ts_grow(void *pp, size_t *cap, size_t need, size_t elem);
+int ts_resize(void *pp, size_t n, size_t elem);
+#define TS_GROW(arr, cap, need) ts_grow(&(arr), &(cap), (need), sizeof *(arr))
+#define TS_RESIZE(arr, n)       ts_resize(&(arr), (n), sizeof *(arr))
+
 /* Decode one UTF-8 code point from s[0..n).  Returns its length in bytes
  * (1-4) and stores the code point in *cp, or returns 0 for an invalid or
  * truncated sequence (overlongs, surrogates and values past U+10FFFF are
@@ -62,6 +86,23 @@ size_t ts_utf8_count(const char *s, size_t n);
 int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
 int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */
 int ts_is_cjk_punct(uint32_t cp);
+
+/* ASCII classes, on code points or bytes (pass a byte as unsigned char:
+ * a negative char is none of them).  Only ASCII: not fullwidth digits,
+ * not accented letters.  Inline: the cleaner and the normalizer ask
+ * them of every character. */
+static inline int ts_is_digit(uint32_t c) /* 0-9 */
+{
+	return c - '0' < 10;
+}
+static inline int ts_is_latin(uint32_t c) /* A-Z a-z */
+{
+	return (c | 0x20) - 'a' < 26;
+}
+static inline int ts_is_alnum(uint32_t c) /* 0-9 A-Z a-z */
+{
+	return ts_is_digit(c) || ts_is_latin(c);
+}
 
 /* strdup / strndup that report failure instead of aborting; the caller
  * frees the result. */

@@ -506,15 +506,13 @@ static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, bo
 /* Write text to outdir/name atomically. */
 static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
 {
-	char path[PATH_MAX], msg[1024];
+	char path[PATH_MAX];
 	in_outdir(p, name, path);
 	if (ts_buf_error(text))
 		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
 		                    ts_strerror(ts_buf_error(text)));
-	if (ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(), msg,
-	                       sizeof msg))
-		return ts_error_set(err, TS_EIO, "%s", msg);
-	return 0;
+	return ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(),
+	                          err);
 }
 
 /* manifest.json, playlist.m3u, and the read-along page last: it reads the

@@ -153,6 +153,7 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
                      ts_chapter_progress_fn progress, void *ud)
 {
 	int rc = 0;
+	ts_error err = {0}; /* of opening and committing the files */
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
@@ -166,11 +167,10 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
 	ts_writer_opts o = *wo;
 	o.expect_frames = (uint64_t)(seconds * rate);
-	r.w = ts_master_open(mo, rate, fmt, path, &o, &rc, res->errmsg, sizeof res->errmsg);
+	r.w = ts_master_open(mo, rate, fmt, path, &o, &err);
 	if (!r.w)
 		goto out;
-	if (timing && !(r.cues = ts_cues_open(timing, path, rate, wo->owner_pid, &rc, res->errmsg,
-	                                      sizeof res->errmsg)))
+	if (timing && !(r.cues = ts_cues_open(timing, path, rate, wo->owner_pid, &err)))
 		goto out;
 	r.fin = ts_finish_new(rate, v, ts_master_write, r.w);
 	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
@@ -228,16 +228,20 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		ts_master_set_progress(r.w, on_master_progress, &r);
 	t1 = ts_seconds();
 	res->speak_s = t1 - t0;
-	rc = ts_master_commit(r.w, &res->audio, res->errmsg, sizeof res->errmsg);
+	rc = ts_master_commit(r.w, &res->audio, &err);
 	r.w = NULL;
 	res->finish_s = ts_seconds() - t1;
 	if (!rc && r.cues) {
-		rc = ts_cues_commit(r.cues, res->errmsg, sizeof res->errmsg);
+		rc = ts_cues_commit(r.cues, &err);
 		r.cues = NULL;
 		if (rc)
 			unlink(path);
 	}
 out:
+	if (err.code) {
+		rc = err.code;
+		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_error_msg(&err));
+	}
 	if (rc && !res->errmsg[0])
 		snprintf(res->errmsg, sizeof res->errmsg, "%s: %s", ch->display, ts_strerror(rc));
 	res->status = rc;

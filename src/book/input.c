@@ -439,14 +439,8 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 		          title);
 		return 0;
 	}
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		ts_chapter *p = realloc(b->ch, cap * sizeof *p);
-		if (!p)
-			return TS_ENOMEM;
-		b->ch = p;
-		b->cap = cap;
-	}
+	if (TS_GROW(b->ch, b->cap, b->n + 1))
+		return TS_ENOMEM;
 	ts_chapter *c = &b->ch[b->n];
 	memset(c, 0, sizeof *c);
 	c->source = ts_strdup(sc->source);
@@ -801,12 +795,10 @@ static int book_temp(ts_book *b, const char *what, const char *display, FILE **f
 	ts_buf name = {0};
 	if (ts_buf_printf(&name, "%s/tingshu-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what))
 		return TS_ENOMEM;
-	char **t = realloc(b->temps, (b->ntemps + 1) * sizeof *t);
-	if (!t) {
+	if (TS_RESIZE(b->temps, b->ntemps + 1)) {
 		ts_buf_free(&name);
 		return TS_ENOMEM;
 	}
-	b->temps = t;
 	int fd = mkstemp(name.data);
 	if (fd < 0) {
 		diag(b, TS_ERROR, "%s: cannot make a temporary file %s: %s", display, name.data,

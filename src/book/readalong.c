@@ -281,14 +281,8 @@ static int end_cue(vtt_reader *r)
 	r->in_cue = 0;
 	if (r->text.len == 0)
 		return 0;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 64;
-		keyed_cue *p = realloc(r->cues, cap * sizeof *p);
-		if (!p)
-			return TS_ENOMEM;
-		r->cues = p;
-		r->cap = cap;
-	}
+	if (TS_GROW(r->cues, r->cap, r->n + 1))
+		return TS_ENOMEM;
 	char *text = ts_strndup(r->text.data, r->text.len);
 	if (!text)
 		return TS_ENOMEM;

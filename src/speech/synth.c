@@ -46,17 +46,9 @@ static int on_audio(short *wav, int n, espeak_EVENT *ev)
 	if (!s || !s->out || !wav || n <= 0)
 		return 0;
 	ts_samples *o = s->out;
-	if (o->len + (size_t)n > o->cap) {
-		size_t cap = o->cap ? o->cap : 16384;
-		while (cap < o->len + (size_t)n)
-			cap *= 2;
-		int16_t *p = realloc(o->data, cap * sizeof *p);
-		if (!p) {
-			s->oom = 1;
-			return 1; /* asks eSpeak to stop */
-		}
-		o->data = p;
-		o->cap = cap;
+	if (TS_GROW(o->data, o->cap, o->len + (size_t)n)) {
+		s->oom = 1;
+		return 1; /* asks eSpeak to stop */
 	}
 	memcpy(o->data + o->len, wav, (size_t)n * sizeof *wav);
 	o->len += (size_t)n;
@@ -166,11 +158,6 @@ const char *ts_synth_errmsg(const ts_synth *s)
 	return s->errmsg;
 }
 
-static int is_latin(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
 /* Append s[0..n) to b with the XML specials escaped. */
 static int append_escaped(ts_buf *b, const char *s, size_t n)
 {
@@ -196,8 +183,8 @@ static size_t pinyin_len(const char *p)
 	const char *q = p;
 	while (*q >= 'a' && *q <= 'z')
 		q++;
-	if (q == p || *q < '1' || *q > '5' || is_latin((unsigned char)q[1]) ||
-	    (q[1] >= '0' && q[1] <= '9'))
+	if (q == p || *q < '1' || *q > '5' || ts_is_latin((unsigned char)q[1]) ||
+	    ts_is_digit((unsigned char)q[1]))
 		return 0;
 	return (size_t)(q + 1 - p);
 }
@@ -208,10 +195,10 @@ static const char *latin_word_end(const char *p)
 {
 	const char *e = p;
 	for (;;) {
-		while (is_latin((unsigned char)*e))
+		while (ts_is_latin((unsigned char)*e))
 			e++;
 		if ((*e == ' ' || *e == '\'' || *e == '-' || *e == '.') &&
-		    is_latin((unsigned char)e[1]) && !(*e == ' ' && pinyin_len(e + 1)))
+		    ts_is_latin((unsigned char)e[1]) && !(*e == ' ' && pinyin_len(e + 1)))
 			e++;
 		else
 			return e;
@@ -224,7 +211,7 @@ static const char *main_run_end(const char *p)
 {
 	const char *e = p;
 	while (*e) {
-		if (is_latin((unsigned char)*e)) {
+		if (ts_is_latin((unsigned char)*e)) {
 			size_t k = pinyin_len(e);
 			if (!k)
 				break;
@@ -247,7 +234,7 @@ int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_bu
 	int rc = ts_buf_append(b, "<speak>", 7);
 	const char *p = text;
 	while (*p && !rc) {
-		int word = is_latin((unsigned char)*p) && !pinyin_len(p);
+		int word = ts_is_latin((unsigned char)*p) && !pinyin_len(p);
 		const char *e = word ? latin_word_end(p) : main_run_end(p);
 		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
 		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));

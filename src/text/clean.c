@@ -229,24 +229,11 @@ static int cmp_element(const void *key, const void *el)
 
 /* ---- character classes -------------------------------------------------- */
 
-static int is_digit(uint32_t c)
-{
-	return c - '0' < 10;
-}
-
-static int is_alpha(uint32_t c)
-{
-	return (c | 0x20) - 'a' < 26;
-}
-
-static int is_alnum(uint32_t c)
-{
-	return is_digit(c) || is_alpha(c);
-}
+/* Digits and letters: ts_is_digit, ts_is_latin, ts_is_alnum (util.h). */
 
 static int is_xdigit(uint32_t c)
 {
-	return is_digit(c) || (c | 0x20) - 'a' < 6;
+	return ts_is_digit(c) || (c | 0x20) - 'a' < 6;
 }
 
 static int lower(int c)
@@ -263,13 +250,14 @@ static int is_bmp_han(uint32_t cp)
 static int is_url_char(uint32_t cp)
 {
 	return cp < 0x80 &&
-	       (is_alnum(cp) || (cp > ' ' && strchr("-._~:/?#[]@!$&'()*+,;=%", (int)cp)));
+	       (ts_is_alnum(cp) || (cp > ' ' && strchr("-._~:/?#[]@!$&'()*+,;=%", (int)cp)));
 }
 
 /* Characters of a host name or e-mail address. */
 static int is_host_char(unsigned char c)
 {
-	return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '%' || c == '+' || c == '@';
+	return ts_is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '%' || c == '+' ||
+	       c == '@';
 }
 
 static int is_dash(uint32_t cp)
@@ -431,7 +419,7 @@ static size_t host_len(const char *s, size_t n, int any_tld)
 	size_t i = 0, labels = 0, last = 0;
 	for (;;) {
 		size_t b = i;
-		while (i < n && (is_alnum((unsigned char)s[i]) || s[i] == '-'))
+		while (i < n && (ts_is_alnum((unsigned char)s[i]) || s[i] == '-'))
 			i++;
 		if (i == b)
 			return 0;
@@ -450,7 +438,7 @@ static size_t host_len(const char *s, size_t n, int any_tld)
 		return 0;
 	if (any_tld) {
 		for (size_t j = last; j < end; j++)
-			if (!is_alpha((unsigned char)s[j]))
+			if (!ts_is_latin((unsigned char)s[j]))
 				return 0;
 		return end - last >= 2 ? end : 0;
 	}
@@ -577,7 +565,7 @@ static int ends_with_word(const char *r, size_t n, const char *w)
 	for (size_t i = 0; i < k; i++)
 		if (lower(r[n - k + i]) != w[i])
 			return 0;
-	return n == k || !is_alpha((unsigned char)r[n - k - 1]);
+	return n == k || !ts_is_latin((unsigned char)r[n - k - 1]);
 }
 
 /* The run so far ends with a URL scheme name, so that a full-width colon
@@ -713,7 +701,7 @@ static void stage2(ts_cleaner *c, uint32_t cp)
 	}
 	if (c->dot_pending) {
 		c->dot_pending = 0;
-		if (is_alnum(cp)) {
+		if (ts_is_alnum(cp)) {
 			compose(c, '.');
 		} else {
 			compose(c, CP_FW_DOT);
@@ -724,7 +712,7 @@ static void stage2(ts_cleaner *c, uint32_t cp)
 		c->dot_pending = 1;
 		return;
 	}
-	c->prev_alnum = is_alnum(cp);
+	c->prev_alnum = ts_is_alnum(cp);
 	compose(c, cp);
 }
 
@@ -744,7 +732,7 @@ static int is_space_byte(unsigned char c)
 
 static int is_attr_name_char(unsigned char c)
 {
-	return is_alnum(c) || c == '-' || c == '_' || c == '.' || c == ':' || c == '@';
+	return ts_is_alnum(c) || c == '-' || c == '_' || c == '.' || c == ':' || c == '@';
 }
 
 /* Scan attributes from s[i] to the '>' of the tag: names of ASCII letters
@@ -767,7 +755,7 @@ static long scan_attrs(const unsigned char *u, size_t n, size_t i, int *names, i
 			continue;
 		}
 		*slash = 0;
-		if (!is_alpha(u[i]) && u[i] != '_' && u[i] != ':' && u[i] != '@')
+		if (!ts_is_latin(u[i]) && u[i] != '_' && u[i] != ':' && u[i] != '@')
 			return 0;
 		while (i < n && is_attr_name_char(u[i]))
 			i++;
@@ -819,7 +807,7 @@ static long parse_tag(const char *s, size_t n, int final, tag *t)
 			t->kind = TAG_COMMENT;
 			return u[3] == '-' ? 4 : 0;
 		}
-		if (!is_alpha(u[2]) && !(u[1] == '!' && u[2] == '['))
+		if (!ts_is_latin(u[2]) && !(u[1] == '!' && u[2] == '['))
 			return 0;
 		t->kind = TAG_OTHER;
 		for (size_t i = 3; i < lim; i++) {
@@ -832,11 +820,11 @@ static long parse_tag(const char *s, size_t n, int final, tag *t)
 	}
 	t->kind = u[1] == '/' ? TAG_CLOSE : TAG_OPEN;
 	size_t b = t->kind == TAG_CLOSE ? 2 : 1, i = b;
-	if (!is_alpha(u[b]))
+	if (!ts_is_latin(u[b]))
 		return 0;
 	int colon = 0, upper = 0;
 	while (i < lim &&
-	       (is_alnum(u[i]) || u[i] == '-' || u[i] == '_' || u[i] == '.' || u[i] == ':')) {
+	       (ts_is_alnum(u[i]) || u[i] == '-' || u[i] == '_' || u[i] == '.' || u[i] == ':')) {
 		colon |= u[i] == ':';
 		upper |= u[i] >= 'A' && u[i] <= 'Z';
 		i++;
@@ -881,11 +869,11 @@ static long entity_at(const char *s, size_t n, size_t i, int final, uint32_t *cp
 		j += (size_t)hex;
 		size_t d = j;
 		uint32_t v = 0;
-		while (j < n && (hex ? is_xdigit(u[j]) : is_digit(u[j]))) {
+		while (j < n && (hex ? is_xdigit(u[j]) : ts_is_digit(u[j]))) {
 			if (j - d >= 8)
 				return 0;
 			v = v * (hex ? 16 : 10) +
-			    (is_digit(u[j]) ? u[j] - '0' : (u[j] | 0x20) - 'a' + 10);
+			    (ts_is_digit(u[j]) ? u[j] - '0' : (u[j] | 0x20) - 'a' + 10);
 			j++;
 		}
 		if (j >= n && may_wait)
@@ -902,7 +890,7 @@ static long entity_at(const char *s, size_t n, size_t i, int final, uint32_t *cp
 		return (long)(j < n && u[j] == ';' ? j + 1 : j);
 	}
 	size_t j = i;
-	while (j < n && is_alnum(u[j]) && j - i <= ENT_NAME_MAX)
+	while (j < n && ts_is_alnum(u[j]) && j - i <= ENT_NAME_MAX)
 		j++;
 	if (j >= n && may_wait)
 		return -1;

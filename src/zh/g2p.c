@@ -91,36 +91,20 @@ void ts_g2p_set_stages(ts_g2p *g, unsigned stages)
 	g->stages = stages;
 }
 
-#define GROW(p, n)                                                                                 \
-	do {                                                                                       \
-		void *q_ = realloc((p), (n) * sizeof *(p));                                        \
-		if (!q_)                                                                           \
-			return TS_ENOMEM;                                                          \
-		(p) = q_;                                                                          \
-	} while (0)
-
-/* Room for n characters (and one more: the end). */
+/* Room for n characters (and one more: the end).  The first array finds
+ * the new capacity, the others follow; g->cap changes only when all have
+ * grown. */
 static int reserve(ts_g2p *g, size_t n)
 {
 	if (n + 1 <= g->cap)
 		return 0;
-	size_t cap = g->cap ? g->cap : 128;
-	while (cap < n + 1)
-		cap *= 2;
-	GROW(g->cp, cap);
-	GROW(g->fcp, cap);
-	GROW(g->off, cap);
-	GROW(g->ch, cap);
-	GROW(g->key, cap);
-	GROW(g->syl, cap);
-	GROW(g->usyl, cap);
-	GROW(g->src, cap);
-	GROW(g->rule_line, cap);
-	GROW(g->wbeg, cap);
-	GROW(g->wend, cap);
-	GROW(g->route, cap);
-	GROW(g->next, cap);
-	GROW(g->bits, cap);
+	size_t cap = g->cap;
+	if (TS_GROW(g->cp, cap, n + 1) || TS_RESIZE(g->fcp, cap) || TS_RESIZE(g->off, cap) ||
+	    TS_RESIZE(g->ch, cap) || TS_RESIZE(g->key, cap) || TS_RESIZE(g->syl, cap) ||
+	    TS_RESIZE(g->usyl, cap) || TS_RESIZE(g->src, cap) || TS_RESIZE(g->rule_line, cap) ||
+	    TS_RESIZE(g->wbeg, cap) || TS_RESIZE(g->wend, cap) || TS_RESIZE(g->route, cap) ||
+	    TS_RESIZE(g->next, cap) || TS_RESIZE(g->bits, cap))
+		return TS_ENOMEM;
 	g->cap = cap;
 	return 0;
 }
@@ -337,11 +321,6 @@ static void sandhi(ts_g2p *g, size_t n)
 
 /* ---- output -------------------------------------------------------- */
 
-static int is_ascii_alnum(int c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
 /* CHAR=SYLLABLE/HOW for explain. */
 static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *tokens)
 {
@@ -394,8 +373,8 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 		/* A syllable stands apart from the syllable or Latin word next
 		 * to it; other characters are kept as they are. */
 		if (spoken->len > 0 && (han || after_syl) &&
-		    (after_syl || is_ascii_alnum(spoken->data[spoken->len - 1])) &&
-		    (han || is_ascii_alnum((unsigned char)s[0])))
+		    (after_syl || ts_is_alnum((unsigned char)spoken->data[spoken->len - 1])) &&
+		    (han || ts_is_alnum((unsigned char)s[0])))
 			rc = ts_buf_putc(spoken, ' ');
 		rc = rc ? rc : ts_buf_append(spoken, s, len);
 		after_syl = han;

@@ -156,14 +156,7 @@ static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "�
 
 /* ---- character classes ------------------------------------------- */
 
-static int is_digit(uint32_t c)
-{
-	return c >= '0' && c <= '9';
-}
-static int is_latin(uint32_t c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
+/* Digits and letters (ASCII): ts_is_digit, ts_is_latin (util.h). */
 static int is_upper(uint32_t c)
 {
 	return c >= 'A' && c <= 'Z';
@@ -333,7 +326,7 @@ typedef struct num {
 static size_t digits_at(const uint32_t *c, size_t m, size_t k)
 {
 	size_t n = 0;
-	while (k + n < m && is_digit(c[k + n]))
+	while (k + n < m && ts_is_digit(c[k + n]))
 		n++;
 	return n;
 }
@@ -361,10 +354,10 @@ static int parse_num(const uint32_t *c, size_t m, size_t k, num *x)
 		i += 4;
 		x->commas = 1;
 	}
-	if (i + 1 < m && (c[i] == '.' || c[i] == 0xFF0E) && is_digit(c[i + 1])) {
+	if (i + 1 < m && (c[i] == '.' || c[i] == 0xFF0E) && ts_is_digit(c[i + 1])) {
 		x->frac = 1;
 		i++;
-		while (i < m && is_digit(c[i]) && x->nf < sizeof x->fp - 1)
+		while (i < m && ts_is_digit(c[i]) && x->nf < sizeof x->fp - 1)
 			x->fp[x->nf++] = (char)c[i++];
 	}
 	x->ip[x->ni] = x->fp[x->nf] = '\0';
@@ -438,7 +431,7 @@ static const unit *match_unit(const uint32_t *c, size_t m, size_t k, const unit 
 		size_t len = word_len(t[i].sym);
 		if (len <= best_len || !word_at(c, m, k, t[i].sym))
 			continue;
-		if (is_latin(c[k + len - 1]) && k + len < m && is_latin(c[k + len]))
+		if (ts_is_latin(c[k + len - 1]) && k + len < m && ts_is_latin(c[k + len]))
 			continue;
 		best = &t[i];
 		best_len = len;
@@ -478,7 +471,7 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 	if ((x->s > 0 && c[x->s - 1] == 0x3001) || (after < m && c[after] == 0x3001))
 		return CARD;
 	/* 1米75: the centimetres of a height, said digit by digit. */
-	if (x->s > 1 && c[x->s - 1] == 0x7C73 /* 米 */ && is_digit(c[x->s - 2]) && !x->frac)
+	if (x->s > 1 && c[x->s - 1] == 0x7C73 /* 米 */ && ts_is_digit(c[x->s - 2]) && !x->frac)
 		return DIGITS;
 	/* 90年代 -> 九十年代 but 1990年代 -> 一九九零年代; 80后 -> 八零后. */
 	if (word_at(c, m, k, "年代"))
@@ -509,7 +502,7 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return DIGITS;
 	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
 	 * 007 digit by digit. */
-	if ((x->s > 0 && is_latin(c[x->s - 1])) || (after < m && is_latin(c[after])))
+	if ((x->s > 0 && ts_is_latin(c[x->s - 1])) || (after < m && ts_is_latin(c[after])))
 		return x->ni <= 2 ? CARD : DIGITS;
 	if (match_list(c, m, k, liang_measures))
 		return CARD_LIANG;
@@ -547,7 +540,7 @@ static size_t read_date(const reader *r, size_t k)
 		return 0;
 	size_t d0 = k + 6 + mlen, dlen = digits_at(c, m, d0);
 	if (dlen < 1 || dlen > 2 ||
-	    (d0 + dlen < m && (is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
+	    (d0 + dlen < m && (ts_is_digit(c[d0 + dlen]) || c[d0 + dlen] == sep)))
 		return 0;
 	int month = 0, day = 0;
 	for (size_t i = 0; i < mlen; i++)
@@ -577,7 +570,7 @@ static size_t read_colon(const reader *r, size_t k)
 	const uint32_t *c = r->c;
 	size_t m = r->m;
 	size_t h = digits_at(c, m, k);
-	if (h < 1 || k + h + 1 >= m || !is_colon(c[k + h]) || !is_digit(c[k + h + 1]))
+	if (h < 1 || k + h + 1 >= m || !is_colon(c[k + h]) || !ts_is_digit(c[k + h + 1]))
 		return 0;
 	size_t m0 = k + h + 1, mm = digits_at(c, m, m0);
 	int hour = 0, min = 0, sec = -1;
@@ -587,7 +580,7 @@ static size_t read_colon(const reader *r, size_t k)
 		min = min * 10 + (int)(c[m0 + i] - '0');
 	size_t end = m0 + mm;
 	if (end + 2 < m && is_colon(c[end]) && digits_at(c, m, end + 1) == 2 &&
-	    !(end + 3 < m && is_digit(c[end + 3]))) {
+	    !(end + 3 < m && ts_is_digit(c[end + 3]))) {
 		sec = (int)(c[end + 1] - '0') * 10 + (int)(c[end + 2] - '0');
 		if (sec > 59)
 			sec = -1;
@@ -641,7 +634,7 @@ static size_t read_code_groups(const reader *r, size_t k)
 		groups++;
 		total += n;
 		i += n;
-		if (i + 1 < m && c[i] == '-' && is_digit(c[i + 1]))
+		if (i + 1 < m && c[i] == '-' && ts_is_digit(c[i + 1]))
 			i++;
 		else
 			break;
@@ -669,7 +662,7 @@ static size_t read_dotted(const reader *r, size_t k)
 			break;
 		parts++;
 		i += n;
-		if (i + 1 < m && c[i] == '.' && is_digit(c[i + 1]))
+		if (i + 1 < m && c[i] == '.' && ts_is_digit(c[i + 1]))
 			i++;
 		else
 			break;
@@ -709,7 +702,7 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 			read_num(&x, CARD, r->o);
 		j++;
 		/* 3%-5% or 3%~5% */
-		if (j + 1 < m && is_range_mark(c[j]) && is_digit(c[j + 1])) {
+		if (j + 1 < m && is_range_mark(c[j]) && ts_is_digit(c[j + 1])) {
 			put(r->o, "到");
 			return read_number(r, j + 1);
 		}
@@ -717,10 +710,10 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 	}
 
 	/* A fraction: 3/4 -> 四分之三. */
-	if (!x.frac && j + 1 < m && c[j] == '/' && is_digit(c[j + 1])) {
+	if (!x.frac && j + 1 < m && c[j] == '/' && ts_is_digit(c[j + 1])) {
 		num d;
 		parse_num(c, m, j + 1, &d);
-		if (!d.frac && !(d.e < m && (c[d.e] == '/' || is_latin(c[d.e])))) {
+		if (!d.frac && !(d.e < m && (c[d.e] == '/' || ts_is_latin(c[d.e])))) {
 			if (sign)
 				put(r->o, sign);
 			if (strspn(d.ip, "0") == d.ni) {
@@ -740,9 +733,10 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 	 * followed by =, is a subtraction. */
 	size_t rj = j;
 	if (rj + 1 < m && is_range_mark(c[rj]) &&
-	    (is_digit(c[rj + 1]) || (rj + 2 < m && is_minus(c[rj + 1]) && is_digit(c[rj + 2])))) {
+	    (ts_is_digit(c[rj + 1]) ||
+	     (rj + 2 < m && is_minus(c[rj + 1]) && ts_is_digit(c[rj + 2])))) {
 		num y;
-		size_t ys = is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
+		size_t ys = ts_is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
 		parse_num(c, m, ys, &y);
 		size_t after = y.e;
 		int minus = is_minus(c[rj]) && after < m &&
@@ -801,7 +795,7 @@ static size_t read_number(const reader *r, size_t k)
 	const uint32_t *c = r->c;
 	size_t m = r->m;
 	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
-	if (cur && k + word_len(cur->sym) < m && is_digit(c[k + word_len(cur->sym)])) {
+	if (cur && k + word_len(cur->sym) < m && ts_is_digit(c[k + word_len(cur->sym)])) {
 		size_t end = read_number_at(r, k + word_len(cur->sym), NULL);
 		if (!(end < m && (c[end] == 0x5143 /* 元 */ || c[end] == 0x5757 /* 块 */)))
 			put(r->o, cur->word);
@@ -830,18 +824,18 @@ static int currency_first(uint32_t c)
 /* Does a number start at k (maybe after a sign or currency sign)? */
 static int number_starts(const uint32_t *c, size_t m, size_t k)
 {
-	if (is_digit(c[k]))
+	if (ts_is_digit(c[k]))
 		return 1;
 	if (!currency_first(c[k]) && !is_minus(c[k]) && c[k] != 0xB1 && c[k] != '+')
 		return 0;
 	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
-	if (cur && k + word_len(cur->sym) < m && is_digit(c[k + word_len(cur->sym)]))
+	if (cur && k + word_len(cur->sym) < m && ts_is_digit(c[k + word_len(cur->sym)]))
 		return 1;
 	/* A sign only where it cannot be an operator or a hyphen: not after
 	 * a letter, a digit or a closing bracket. */
-	if ((is_minus(c[k]) || c[k] == 0xB1 || c[k] == '+') && k + 1 < m && is_digit(c[k + 1])) {
+	if ((is_minus(c[k]) || c[k] == 0xB1 || c[k] == '+') && k + 1 < m && ts_is_digit(c[k + 1])) {
 		uint32_t p = k > 0 ? c[k - 1] : ' ';
-		return !is_digit(p) && !is_latin(p) && p != ')' && p != 0xFF09 && p != '%';
+		return !ts_is_digit(p) && !ts_is_latin(p) && p != ')' && p != 0xFF09 && p != '%';
 	}
 	return 0;
 }
@@ -856,7 +850,7 @@ static size_t read_operator(const reader *r, size_t k)
 	size_t p = k - 1;
 	if (c[p] == ' ' && p > 0)
 		p--;
-	if (!is_digit(c[p]) && c[p] != '%' && c[p] != ')')
+	if (!ts_is_digit(c[p]) && c[p] != '%' && c[p] != ')')
 		return 0;
 	const unit *op = match_unit(c, m, k, operators, sizeof operators / sizeof operators[0]);
 	const char *word = op ? op->word : NULL;
@@ -869,7 +863,8 @@ static size_t read_operator(const reader *r, size_t k)
 	size_t n = k + len;
 	if (n < m && c[n] == ' ')
 		n++;
-	if (n >= m || !(is_digit(c[n]) || (is_minus(c[n]) && n + 1 < m && is_digit(c[n + 1]))))
+	if (n >= m ||
+	    !(ts_is_digit(c[n]) || (is_minus(c[n]) && n + 1 < m && ts_is_digit(c[n + 1]))))
 		return 0;
 	put(r->o, word);
 	return n;
@@ -880,7 +875,7 @@ static size_t read_latin(const reader *r, size_t k)
 {
 	const uint32_t *c = r->c;
 	size_t m = r->m, e = k;
-	while (e < m && is_latin(c[e]))
+	while (e < m && ts_is_latin(c[e]))
 		e++;
 	size_t n = e - k;
 	int caps = 1;
@@ -927,7 +922,7 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			k = next;
 			continue;
 		}
-		if (is_latin(c[k])) {
+		if (ts_is_latin(c[k])) {
 			k = read_latin(&r, k);
 			continue;
 		}
@@ -954,9 +949,9 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
  * a trailing run of characters that can belong to one. */
 static int numberish(uint32_t c)
 {
-	return is_digit(c) || is_latin(c) || c == '.' || c == ',' || is_colon(c) || c == '/' ||
-	       c == '%' || is_range_mark(c) || c == '+' || c == ' ' || c == '$' || c == 0xA5 ||
-	       c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0x2109 || c == 0xFF05 ||
+	return ts_is_digit(c) || ts_is_latin(c) || c == '.' || c == ',' || is_colon(c) ||
+	       c == '/' || c == '%' || is_range_mark(c) || c == '+' || c == ' ' || c == '$' ||
+	       c == 0xA5 || c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0x2109 || c == 0xFF05 ||
 	       c == 0x2030 || c == 0xB1 || c == 0xB2 || c == 0xB3 || c == 0x20AC || c == 0xA3 ||
 	       c == 0xD7 || c == 0xF7 || c == '=' || c == '<' || c == '>' || c == 0x2265 ||
 	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
@@ -970,14 +965,8 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 	    ts_buf_append(&n->in, text, len))
 		return TS_ENOMEM;
 	ts_buf_clear(&n->hold);
-	if (n->nleft + n->in.len + 1 > n->cap) {
-		size_t cap = n->nleft + n->in.len + 64;
-		uint32_t *p = realloc(n->c, cap * sizeof *p);
-		if (!p)
-			return TS_ENOMEM;
-		n->c = p;
-		n->cap = cap;
-	}
+	if (TS_GROW(n->c, n->cap, n->nleft + n->in.len + 1))
+		return TS_ENOMEM;
 	/* The context before this piece, then the piece decoded, repairing
 	 * lookalikes and setting aside what eSpeak misreads. */
 	memcpy(n->c, n->left, n->nleft * sizeof *n->c);

@@ -43,13 +43,12 @@ int main(int argc, char **argv)
 		ch[i].source = "";
 	}
 	ts_buf page = {0};
-	char err[1024];
+	ts_error err = {0};
 	int rc = ts_readalong_html(&page, argv[1], argv[3], ch, n, on_diag, NULL);
 	if (rc)
 		fprintf(stderr, "make_page: %s\n", ts_strerror(rc));
-	else if ((rc = ts_write_text_file(argv[2], page.data, page.len, (long)getpid(), err,
-	                                  sizeof err)))
-		fprintf(stderr, "make_page: %s\n", err);
+	else if ((rc = ts_write_text_file(argv[2], page.data, page.len, (long)getpid(), &err)))
+		fprintf(stderr, "make_page: %s\n", ts_error_msg(&err));
 	ts_buf_free(&page);
 	free(ch);
 	return rc ? 1 : 0;

@@ -68,13 +68,12 @@ static void check_files(const char *data, const char *dir)
 {
 	char audio[1200], path[1300], golden[1300];
 	snprintf(audio, sizeof audio, "%s/001-第一回.wav", dir);
-	int err = 0;
-	char msg[512];
+	ts_error err = {0};
 	ts_cues *c = ts_cues_open(TS_CUES_SRT | TS_CUES_VTT | TS_CUES_LRC | TS_CUES_JSON, audio,
-	                          RATE, 4242, &err, msg, sizeof msg);
+	                          RATE, 4242, &err);
 	CHECK(c != NULL);
 	if (!c) {
-		fprintf(stderr, "%s\n", msg);
+		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return;
 	}
 	CHECK(count_hidden(dir) == 4); /* .001-第一回.srt.part-4242 ... */
@@ -106,7 +105,7 @@ static void check_files(const char *data, const char *dir)
 	CHECK(ts_cues_end(c) == 0);
 	snprintf(path, sizeof path, "%s/001-第一回.srt", dir);
 	CHECK(!exists(path)); /* not in place before commit */
-	CHECK(ts_cues_commit(c, msg, sizeof msg) == 0);
+	CHECK(ts_cues_commit(c, &err) == 0);
 	CHECK(count_hidden(dir) == 0);
 
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
@@ -126,14 +125,13 @@ static void check_files(const char *data, const char *dir)
 static void check_empty(const char *dir)
 {
 	static const char *const want[TS_CUES_NFORMATS] = {"", "WEBVTT\n\n", "", "[]\n"};
-	char audio[1200], path[1300], msg[512];
+	char audio[1200], path[1300];
 	snprintf(audio, sizeof audio, "%s/002-x.flac", dir);
-	int err = 0;
-	ts_cues *c = ts_cues_open(0xF, audio, RATE, 4242, &err, msg, sizeof msg);
+	ts_cues *c = ts_cues_open(0xF, audio, RATE, 4242, NULL);
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	CHECK(ts_cues_commit(c, msg, sizeof msg) == 0);
+	CHECK(ts_cues_commit(c, NULL) == 0);
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
 		snprintf(path, sizeof path, "%s/002-x.%s", dir, ts_cues_name(i));
 		size_t n;
@@ -148,11 +146,10 @@ static void check_empty(const char *dir)
  * written leave nothing behind. */
 static void check_cleanup(const char *dir)
 {
-	char audio[1200], path[1300], msg[512];
+	char audio[1200], path[1300];
 	snprintf(audio, sizeof audio, "%s/003-y.wav", dir);
-	int err = 0;
-	ts_cues *c =
-	    ts_cues_open(TS_CUES_SRT | TS_CUES_JSON, audio, RATE, 4242, &err, msg, sizeof msg);
+	ts_error err = {0};
+	ts_cues *c = ts_cues_open(TS_CUES_SRT | TS_CUES_JSON, audio, RATE, 4242, &err);
 	CHECK(c != NULL);
 	CHECK(count_hidden(dir) == 2);
 	CHECK(ts_cues_add(c, 0, 100, "一", 3) == 0);
@@ -160,7 +157,7 @@ static void check_cleanup(const char *dir)
 	ts_cues_abort(NULL);
 	CHECK(count_hidden(dir) == 0);
 
-	c = ts_cues_open(TS_CUES_VTT, audio, RATE, 4343, &err, msg, sizeof msg);
+	c = ts_cues_open(TS_CUES_VTT, audio, RATE, 4343, &err);
 	CHECK(c != NULL);
 	CHECK(count_hidden(dir) == 1);
 	ts_writer_sweep(dir, 4343); /* what the parent does after an interrupt */
@@ -168,10 +165,12 @@ static void check_cleanup(const char *dir)
 	ts_cues_abort(c);
 
 	snprintf(audio, sizeof audio, "%s/no-such-folder/003-y.wav", dir);
-	c = ts_cues_open(TS_CUES_SRT | TS_CUES_VTT, audio, RATE, 4242, &err, msg, sizeof msg);
+	c = ts_cues_open(TS_CUES_SRT | TS_CUES_VTT, audio, RATE, 4242, &err);
 	CHECK(c == NULL);
-	CHECK(err == TS_EIO);
-	CHECK(strstr(msg, "no-such-folder/003-y.srt: cannot write") != NULL);
+	CHECK(err.code == TS_EIO);
+	CHECK(strstr(err.msg, "no-such-folder/003-y.srt: cannot write") != NULL);
+	/* Without an error value: the same failure, only the NULL. */
+	CHECK(ts_cues_open(TS_CUES_SRT, audio, RATE, 4242, NULL) == NULL);
 	snprintf(path, sizeof path, "%s/no-such-folder", dir);
 	CHECK(!exists(path));
 }

@@ -177,15 +177,16 @@ static int dir_entries(const char *dir)
 static float *master_file(const char *dir, const ts_master_opts *o, const float *x, size_t n,
                           size_t *got, int *rate, ts_master_report *rep)
 {
-	char path[512], err[512];
+	char path[512];
 	snprintf(path, sizeof path, "%s/t.wav", dir);
-	int rc;
+	ts_error err = {0};
 	ts_writer_opts wo = {.expect_frames = n, .quality = TS_QUALITY_DEFAULT, .owner_pid = 4242};
-	ts_master *m =
-	    ts_master_open(o, RATE, ts_format_find("wav"), path, &wo, &rc, err, sizeof err);
+	ts_master *m = ts_master_open(o, RATE, ts_format_find("wav"), path, &wo, &err);
 	CHECK(m != NULL);
-	if (!m)
+	if (!m) {
+		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return NULL;
+	}
 	int16_t *s = malloc(n * sizeof *s);
 	for (size_t i = 0; i < n; i++) {
 		float v = x[i] * 32768;
@@ -194,7 +195,7 @@ static float *master_file(const char *dir, const ts_master_opts *o, const float 
 	for (size_t i = 0; i < n; i += 1000)
 		CHECK(ts_master_write(m, s + i, n - i < 1000 ? n - i : 1000) == 0);
 	free(s);
-	CHECK(ts_master_commit(m, rep, err, sizeof err) == 0);
+	CHECK(ts_master_commit(m, rep, &err) == 0);
 	CHECK(dir_entries(dir) == 1); /* no temporary file left */
 	SF_INFO info = {0};
 	SNDFILE *f = sf_open(path, SFM_READ, &info);
@@ -272,17 +273,26 @@ static void test_master(const char *dir)
 	free(x);
 
 	/* Abort leaves nothing. */
-	char path[512], err[512];
-	int rc;
+	char path[512];
 	snprintf(path, sizeof path, "%s/a.wav", dir);
 	o.normalize = 1;
 	ts_writer_opts wo = {
 	    .expect_frames = 100, .quality = TS_QUALITY_DEFAULT, .owner_pid = 4242};
-	ts_master *m =
-	    ts_master_open(&o, RATE, ts_format_find("wav"), path, &wo, &rc, err, sizeof err);
+	ts_master *m = ts_master_open(&o, RATE, ts_format_find("wav"), path, &wo, NULL);
 	int16_t s[100] = {1000};
 	CHECK(m && ts_master_write(m, s, 100) == 0);
 	ts_master_abort(m);
+	CHECK(dir_entries(dir) == 0);
+
+	/* A file that cannot be written: the error names it, no file left. */
+	ts_error err = {0};
+	snprintf(path, sizeof path, "%s/no-such-folder/b.wav", dir);
+	CHECK(ts_master_open(&o, RATE, ts_format_find("wav"), path, &wo, &err) == NULL);
+	CHECK(err.code == TS_EIO &&
+	      strstr(err.msg, "no-such-folder/.b.wav.raw.part-4242: cannot write"));
+	o.normalize = 0;
+	CHECK(ts_master_open(&o, RATE, ts_format_find("wav"), path, &wo, &err) == NULL);
+	CHECK(err.code == TS_EAUDIO && strstr(err.msg, "no-such-folder/b.wav: cannot write"));
 	CHECK(dir_entries(dir) == 0);
 }
 

@@ -50,7 +50,8 @@ static const ts_audio_meta meta_zh = {.title = "第三回 宴桃园豪杰三结�
 static int write_file(const char *fmt_name, const char *name, const int16_t *s, size_t n, int rate,
                       int quality, const ts_audio_meta *meta)
 {
-	char path[1024], err[512] = "";
+	char path[1024];
+	ts_error err = {0};
 	path_of(path, sizeof path, name);
 	const ts_format *fmt = ts_format_find(fmt_name);
 	CHECK(fmt != NULL);
@@ -62,10 +63,10 @@ static int write_file(const char *fmt_name, const char *name, const int16_t *s, 
 	                    .meta = meta,
 	                    .owner_pid = (long)getpid()};
 	int rc = 0;
-	ts_writer *w = ts_writer_open(fmt, path, &o, &rc, err, sizeof err);
+	ts_writer *w = ts_writer_open(fmt, path, &o, &err);
 	if (!w) {
-		fprintf(stderr, "%s: open: %s\n", name, err);
-		return rc;
+		fprintf(stderr, "%s: open: %s\n", name, ts_error_msg(&err));
+		return err.code;
 	}
 	/* In uneven pieces, as the finisher hands them over. */
 	for (size_t i = 0, k = 1000; i < n; i += k, k = k * 7 % 5003 + 100)
@@ -74,9 +75,9 @@ static int write_file(const char *fmt_name, const char *name, const int16_t *s, 
 			ts_writer_abort(w);
 			return rc;
 		}
-	rc = ts_writer_commit(w, err, sizeof err);
+	rc = ts_writer_commit(w, &err);
 	if (rc)
-		fprintf(stderr, "%s: commit: %s\n", name, err);
+		fprintf(stderr, "%s: commit: %s\n", name, ts_error_msg(&err));
 	return rc;
 }
 
@@ -306,7 +307,8 @@ static void test_ogg_identical(void)
  * valid and decode to the same samples. */
 static void test_ogg_set_serial(void)
 {
-	char path[1024], err[512];
+	char path[1024];
+	ts_error err = {0};
 	path_of(path, sizeof path, "raw.ogg");
 	size_t n;
 	int16_t *s = make_audio(22050, 3.0, &n);
@@ -330,7 +332,7 @@ static void test_ogg_set_serial(void)
 	sf_count_t k1 = sf ? sf_read_short(sf, pcm_before, (sf_count_t)n * 2) : -1;
 	sf_close(sf);
 
-	CHECK(ts_ogg_set_serial(path, 0x12345678u, err, sizeof err) == 0);
+	CHECK(ts_ogg_set_serial(path, 0x12345678u, &err) == 0);
 	uint32_t serial = 0;
 	int pages = check_ogg_pages("raw.ogg", &serial);
 	CHECK(pages > 2);
@@ -356,17 +358,19 @@ static void test_ogg_set_serial(void)
 	fseek(f, (long)after_n / 2, SEEK_SET);
 	fputc(after[after_n / 2] ^ 0x55, f);
 	fclose(f);
-	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
+	CHECK(ts_ogg_set_serial(path, 1, &err) == TS_EAUDIO);
 	f = fopen(path, "wb");
 	fputs("RIFF and not Ogg at all", f);
 	fclose(f);
-	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
-	CHECK(strstr(err, "raw.ogg") != NULL);
+	CHECK(ts_ogg_set_serial(path, 1, &err) == TS_EAUDIO);
+	CHECK(err.code == TS_EAUDIO &&
+	      strstr(err.msg, "raw.ogg: not a single Ogg stream at byte 0"));
 	f = fopen(path, "wb");
 	fclose(f);
-	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EAUDIO);
+	CHECK(ts_ogg_set_serial(path, 1, NULL) == TS_EAUDIO);
 	path_of(path, sizeof path, "missing.ogg");
-	CHECK(ts_ogg_set_serial(path, 1, err, sizeof err) == TS_EIO);
+	CHECK(ts_ogg_set_serial(path, 1, &err) == TS_EIO);
+	CHECK(err.code == TS_EIO && strstr(err.msg, "missing.ogg: No such file or directory"));
 
 	free(before);
 	free(after);
@@ -421,19 +425,22 @@ static void test_id3(void)
 
 	/* A tag this does not know (version 2.2) and a file with no tag are
 	 * left as they are. */
-	char path[1024], err[512];
+	char path[1024];
+	ts_error err = {0};
 	path_of(path, sizeof path, "v22.mp3");
 	static const unsigned char v22[] = "ID3\x02\x00\x00\x00\x00\x00\x0aTT2\x00\x00\x04\x00"
 	                                   "abc\xff\xfb\x90\x00";
 	FILE *o = fopen(path, "wb");
 	fwrite(v22, 1, sizeof v22 - 1, o);
 	fclose(o);
-	CHECK(ts_id3_utf8(path, err, sizeof err) == 0);
+	CHECK(ts_id3_utf8(path, &err) == 0);
 	f = (unsigned char *)slurp("v22.mp3", &len);
 	CHECK(f && len == sizeof v22 - 1 && memcmp(f, v22, len) == 0);
 	free(f);
 	path_of(path, sizeof path, "missing.mp3");
-	CHECK(ts_id3_utf8(path, err, sizeof err) == TS_EIO);
+	CHECK(ts_id3_utf8(path, &err) == TS_EIO);
+	CHECK(err.code == TS_EIO && strstr(err.msg, "missing.mp3: ") != NULL);
+	CHECK(ts_id3_utf8(path, NULL) == TS_EIO);
 	free(s);
 }
 
@@ -459,15 +466,14 @@ static void test_quality(void)
 			check_failures++;
 		}
 	}
-	char path[1024], err[512];
+	char path[1024];
+	ts_error err = {0};
 	path_of(path, sizeof path, "bad.flac");
-	int rc = 0;
 	ts_writer_opts o = {.rate = 22050, .quality = 11, .owner_pid = (long)getpid()};
-	CHECK(ts_writer_open(ts_format_find("flac"), path, &o, &rc, err, sizeof err) == NULL);
-	CHECK(rc == TS_EINVAL);
+	CHECK(ts_writer_open(ts_format_find("flac"), path, &o, &err) == NULL);
+	CHECK(err.code == TS_EINVAL && strstr(err.msg, "quality 11 is not between 0 and 10"));
 	o.quality = -2;
-	CHECK(ts_writer_open(ts_format_find("flac"), path, &o, &rc, err, sizeof err) == NULL);
-	CHECK(rc == TS_EINVAL);
+	CHECK(ts_writer_open(ts_format_find("flac"), path, &o, NULL) == NULL);
 	/* WAV ignores it: the same bytes at any quality. */
 	CHECK(write_file("wav", "q0.wav", s, n, 22050, 0, NULL) == 0);
 	CHECK(write_file("wav", "q10.wav", s, n, 22050, 10, NULL) == 0);
@@ -478,14 +484,33 @@ static void test_quality(void)
 /* Opus at eSpeak's 22,050 Hz: a clear error, no file left behind. */
 static void test_opus_rate(void)
 {
-	char path[1024], err[512] = "";
+	char path[1024];
+	ts_error err = {0};
 	path_of(path, sizeof path, "bad.opus");
-	int rc = 0;
 	ts_writer_opts o = {.rate = 22050, .quality = TS_QUALITY_DEFAULT, .owner_pid = 1};
-	CHECK(ts_writer_open(ts_format_find("opus"), path, &o, &rc, err, sizeof err) == NULL);
-	CHECK(rc == TS_EINVAL);
-	CHECK(strstr(err, "22050") && strstr(err, "48000"));
+	CHECK(ts_writer_open(ts_format_find("opus"), path, &o, &err) == NULL);
+	CHECK(err.code == TS_EINVAL);
+	CHECK(strstr(err.msg, "22050") && strstr(err.msg, "48000"));
 	CHECK(access(path, F_OK) != 0);
+}
+
+/* A text file: in place when written, a message naming it when it cannot
+ * be. */
+static void test_text_file(void)
+{
+	char path[1024];
+	ts_error err = {0};
+	path_of(path, sizeof path, "notes.txt");
+	CHECK(ts_write_text_file(path, "一二三\n", strlen("一二三\n"), (long)getpid(), &err) == 0);
+	size_t n;
+	char *got = slurp("notes.txt", &n);
+	CHECK(got && n == strlen("一二三\n") && memcmp(got, "一二三\n", n) == 0);
+	free(got);
+	path_of(path, sizeof path, "no-such-folder/notes.txt");
+	CHECK(ts_write_text_file(path, "x", 1, (long)getpid(), &err) == TS_EIO);
+	CHECK(err.code == TS_EIO &&
+	      strstr(err.msg, "no-such-folder/notes.txt: cannot write: No such file") != NULL);
+	CHECK(ts_write_text_file(path, "x", 1, (long)getpid(), NULL) == TS_EIO);
 }
 
 int main(int argc, char **argv)
@@ -506,5 +531,6 @@ int main(int argc, char **argv)
 	test_id3();
 	test_quality();
 	test_opus_rate();
+	test_text_file();
 	return check_done("test_write");
 }
