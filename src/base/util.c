@@ -203,6 +203,17 @@ size_t ts_utf8_count(const char *s, size_t n)
 	return count;
 }
 
+int ts_char_in(uint32_t cp, const char *set)
+{
+	char u[5];
+	if (cp == 0 || cp > 0x10FFFF)
+		return 0;
+	u[ts_utf8_encode(cp, u)] = '\0';
+	/* UTF-8 is self-synchronizing: the bytes of a whole character found
+	 * in valid UTF-8 are that character, never the tail of another. */
+	return strstr(set, u) != NULL;
+}
+
 int ts_is_han(uint32_t cp)
 {
 	return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||

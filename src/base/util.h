@@ -82,6 +82,11 @@ size_t ts_utf8_bom(const char *s, size_t n);
 /* Number of code points in valid UTF-8 text. */
 size_t ts_utf8_count(const char *s, size_t n);
 
+/* Is cp one of the characters of set (valid UTF-8, NUL-terminated)?  For
+ * small classes of characters written as themselves ("章回节").  Never
+ * for cp 0. */
+int ts_char_in(uint32_t cp, const char *set);
+
 /* Character classes used by segmentation and chapter detection. */
 int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
 int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */

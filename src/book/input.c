@@ -8,6 +8,7 @@
  * blocks) and that is scanned instead; see scan_file() for the policy. */
 #include "book/input.h"
 
+#include "zh/heading.h"
 #include "text/encoding.h"
 #include "base/util.h"
 
@@ -140,33 +141,6 @@ const ts_chapter *ts_book_chapter(const ts_book *b, size_t i)
 
 /* ---- headings ------------------------------------------------------ */
 
-static int in_list(uint32_t c, const uint32_t *list)
-{
-	for (; *list; list++)
-		if (*list == c)
-			return 1;
-	return 0;
-}
-
-/* Chinese numerals of every style: plain, formal (大写), 廿 卅 卌, 〇. */
-static const uint32_t numerals[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D,
-                                    0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343, 0x4E07, 0x842C,
-                                    0x4E24, 0x5169, 0x58F9, 0x8D30, 0x8CB3, 0x53C1, 0x53C3, 0x8086,
-                                    0x4F0D, 0x9646, 0x9678, 0x67D2, 0x634C, 0x7396, 0x62FE, 0x4F70,
-                                    0x4EDF, 0x5EFF, 0x5345, 0x534C, 0};
-/* 章 回 节 節 卷 集 部 篇 */
-static const uint32_t units[] = {0x7AE0, 0x56DE, 0x8282, 0x7BC0, 0x5377, 0x96C6, 0x90E8, 0x7BC7, 0};
-/* What may stand between a heading's number and its title. */
-static const uint32_t separators[] = {' ',    '\t',   ':',    '.',    ',',    '-',    '_',
-                                      0x3000, 0xFF1A, 0x3001, 0xFF0E, 0xFF0C, 0x2014, 0x00B7,
-                                      0x30FB, 0xFF0D, 0x2013, 0x2027, 0};
-/* Punctuation that marks prose, not a heading. */
-static const uint32_t prose_marks[] = {0x3002, 0xFF0C, 0xFF01, 0xFF1F, 0xFF1B, 0x201C, 0x201D, 0};
-
-static const char *const special_heads[] = {"楔子", "序章", "序言", "序幕", "引子", "引言",
-                                            "前言", "尾声", "尾聲", "后记", "後記", "终章",
-                                            "終章", "番外", "序",   NULL};
-
 static size_t trim_span(const char *s, size_t len, size_t *start)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -193,8 +167,6 @@ static size_t trim_span(const char *s, size_t len, size_t *start)
 	return b - a;
 }
 
-/* 0: not a heading; 1: a chapter heading; 2: a volume heading (卷 部 篇),
- * which may stand directly before the first chapter of the volume. */
 /* Web-scraped books wrap headings in markup (<p>第一章&nbsp;风起</p>):
  * drop tags and turn &nbsp; into a space before looking for a heading.
  * The clean stage does this properly for the text that is spoken; here
@@ -222,6 +194,8 @@ static size_t strip_markup(const char *in, size_t n, char *out)
 	return o;
 }
 
+/* What kind of heading the line raw[0..len) is (TS_HEADING_*, see
+ * zh/heading.h); for a heading, store it as ts_heading() does. */
 static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
 {
 	char line[HEAD_BYTES];
@@ -233,65 +207,15 @@ static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
 	const unsigned char *s = (const unsigned char *)line + a;
 	if (len == 0 || len >= HEAD_BYTES)
 		return 0;
-	size_t i = 0;
-	uint32_t c;
-	int k;
-	/* "正文" often prefixes the first heading of web novels. */
-	if (len > 6 && memcmp(s, "正文", 6) == 0) {
-		i = 6;
-		while (i < len && (k = ts_utf8_decode(s + i, len - i, &c)) > 0 && ts_is_space(c))
-			i += (size_t)k;
-	}
-	size_t chars = ts_utf8_count((const char *)s, len);
-	int prose = 0;
-	for (size_t j = 0; j < len; j += (size_t)(k > 0 ? k : 1)) {
-		k = ts_utf8_decode(s + j, len - j, &c);
-		if (k > 0 && in_list(c, prose_marks))
-			prose = 1;
-	}
-	int ok = 0, volume = 0;
-	if (len - i > 3 && memcmp(s + i, "第", 3) == 0) {
-		size_t j = i + 3, digits = 0;
-		while (j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
-		       ((c >= '0' && c <= '9') || (c >= 0xFF10 && c <= 0xFF19) ||
-		        in_list(c, numerals))) {
-			j += (size_t)k;
-			digits++;
-		}
-		if (digits > 0 && digits <= 12 && j < len &&
-		    (k = ts_utf8_decode(s + j, len - j, &c)) > 0 && in_list(c, units)) {
-			volume = c == 0x5377 || c == 0x90E8 || c == 0x7BC7; /* 卷 部 篇 */
-			j += (size_t)k;
-			if (j == len)
-				ok = 1;
-			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
-			         in_list(c, separators))
-				ok = chars <= 60;
-			else
-				ok = chars <= 30 && !prose;
-		}
-	} else {
-		for (const char *const *h = special_heads; *h && !ok; h++) {
-			size_t hl = strlen(*h);
-			if (len - i < hl || memcmp(s + i, *h, hl) != 0)
-				continue;
-			size_t j = i + hl;
-			if (j == len)
-				ok = 1;
-			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
-			         in_list(c, separators))
-				ok = chars <= 30 && !prose;
-			else if (strcmp(*h, "番外") == 0)
-				ok = chars <= 30 && !prose;
-		}
-	}
-	if (!ok)
+	int kind = ts_heading_kind(line + a, len);
+	if (!kind)
 		return 0;
 	/* Copy, folding runs of spaces into one ASCII space. */
 	size_t o = 0;
 	int space = 0;
 	for (size_t j = 0; j < len;) {
-		k = ts_utf8_decode(s + j, len - j, &c);
+		uint32_t c;
+		int k = ts_utf8_decode(s + j, len - j, &c);
 		if (k <= 0)
 			return 0;
 		if (ts_is_space(c)) {
@@ -309,7 +233,7 @@ static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
 	}
 	if (outsz)
 		out[o < outsz ? o : outsz - 1] = '\0';
-	return volume ? 2 : 1;
+	return kind;
 }
 
 int ts_heading(const char *line, size_t len, char *out, size_t outsz)
@@ -551,7 +475,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		} else {
 			open_chapter(sc, head, li, lineno);
 		}
-		sc->volume = kind == 2;
+		sc->volume = kind == TS_HEADING_VOLUME;
 		return 0;
 	}
 	if (!sc->have) {

@@ -29,6 +29,7 @@ struct ts_g2p {
 	unsigned stages;
 	int explain;
 	int sandhi_syl[NSANDHI];
+	uint32_t yi, bu, yue, nian; /* 一 不 月 年, as code points */
 	size_t cap;                 /* entries of the arrays below */
 	uint32_t *cp;               /* the text's code points */
 	uint32_t *fcp;              /* the same, traditional folded to simplified */
@@ -46,6 +47,14 @@ struct ts_g2p {
 	ts_lexmatch m[MAX_MATCH];
 };
 
+/* The code point of the one character s. */
+static uint32_t char_of(const char *s)
+{
+	uint32_t c = 0;
+	ts_utf8_decode((const unsigned char *)s, strlen(s), &c);
+	return c;
+}
+
 ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex *user)
 {
 	ts_g2p *g = calloc(1, sizeof *g);
@@ -57,6 +66,10 @@ ts_g2p *ts_g2p_new(const ts_lexicon *lx, const ts_rules *rules, const ts_userlex
 	g->stages = TS_G2P_ALL;
 	for (int k = 0; k < NSANDHI; k++)
 		g->sandhi_syl[k] = ts_lexicon_find_syllable(lx, sandhi_names[k], 3);
+	g->yi = char_of("一");
+	g->bu = char_of("不");
+	g->yue = char_of("月");
+	g->nian = char_of("年");
 	return g;
 }
 
@@ -236,34 +249,16 @@ static int tone_at(const ts_g2p *g, size_t i)
 	return p && len > 0 && p[len - 1] >= '1' && p[len - 1] <= '5' ? p[len - 1] - '0' : 0;
 }
 
-static int in_set(uint32_t c, const uint32_t *set)
-{
-	for (; *set; set++)
-		if (*set == c)
-			return 1;
-	return 0;
-}
-
 /* Numerals before 一 that make it part of a number (十一, 一百零一). */
-static const uint32_t numerals_before[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
-                                           0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343,
-                                           0x4E07, 0x4EBF, 0x7B2C, 0x521D, 0};
+static const char numerals_before[] = "零〇一二三四五六七八九十百千万亿第初";
 /* Digits after 一 that make it read digit by digit (一九四五, 一一零). */
-static const uint32_t digits_after[] = {0x96F6, 0x3007, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
-                                        0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341, 0};
+static const char digits_after[] = "零〇一二三四五六七八九十";
 /* Magnitudes after 一: sandhi as usual (一百 yi4, 一万 yi2). */
-static const uint32_t magnitudes[] = {0x767E, 0x5343, 0x4E07, 0x4EBF, 0};
+static const char magnitudes[] = "百千万亿";
 /* Ordinal labels after 一 (一号, 一楼, 一级): first, not one. */
-static const uint32_t labels[] = {0x53F7, 0x697C, 0x5C4A, 0x680B, 0x7EA7, 0};
+static const char labels[] = "号楼届栋级";
 /* After 一月: it is January (一月份, 一月初, 一月五日). */
-static const uint32_t after_month[] = {0x4EFD, 0x521D, 0x4E2D, 0x5E95, 0x672B, 0x4E00,
-                                       0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03,
-                                       0x516B, 0x4E5D, 0x5341, 0x65E5, 0x53F7, 0};
-
-#define CP_YI   0x4E00 /* 一 */
-#define CP_BU   0x4E0D /* 不 */
-#define CP_YUE  0x6708 /* 月 */
-#define CP_NIAN 0x5E74 /* 年 */
+static const char after_month[] = "份初中底末一二三四五六七八九十日号";
 
 /* The reading of 一 (lexically yi1) at i, by the rules of Putonghua:
  * yi1 in numbers, ordinals, dates and at the end of a word or phrase;
@@ -279,14 +274,15 @@ static int sandhi_yi(const ts_g2p *g, size_t i, size_t n)
 		return YI1;
 	if (g->wbeg[i] < i && g->wend[i] == i + 1) /* last of a word: 统一, 唯一 */
 		return YI1;
-	if (in_set(next, magnitudes))
+	if (ts_char_in(next, magnitudes))
 		goto tone;
-	if (in_set(prev, numerals_before) || in_set(next, digits_after) || in_set(next, labels))
+	if (ts_char_in(prev, numerals_before) || ts_char_in(next, digits_after) ||
+	    ts_char_in(next, labels))
 		return YI1;
-	if (next == CP_YUE && (prev == CP_NIAN || !next2 || in_set(next2, after_month)))
+	if (next == g->yue && (prev == g->nian || !next2 || ts_char_in(next2, after_month)))
 		return YI1;
 	/* 看一看 (but not 一天一天: the second 一 is not between a doubled verb) */
-	if (han_before && prev == next && !(i >= 2 && g->fcp[i - 2] == CP_YI))
+	if (han_before && prev == next && !(i >= 2 && g->fcp[i - 2] == g->yi))
 		return YI5;
 tone:;
 	int t = tone_at(g, i + 1);
@@ -308,9 +304,9 @@ static void sandhi(ts_g2p *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		int k = -1;
-		if (g->fcp[i] == CP_YI && g->syl[i] == g->sandhi_syl[YI1])
+		if (g->fcp[i] == g->yi && g->syl[i] == g->sandhi_syl[YI1])
 			k = sandhi_yi(g, i, n);
-		else if (g->fcp[i] == CP_BU && g->syl[i] == g->sandhi_syl[BU4])
+		else if (g->fcp[i] == g->bu && g->syl[i] == g->sandhi_syl[BU4])
 			k = sandhi_bu(g, i, n);
 		if (k < 0 || g->sandhi_syl[k] < 0 || g->sandhi_syl[k] == g->syl[i])
 			continue;

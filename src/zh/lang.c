@@ -23,9 +23,10 @@ struct ts_lang {
 	pair *look; /* sorted by from */
 	size_t nlook;
 	uint32_t look_min, look_max;
-	ts_lexicon *lex;  /* NULL when the data has no lexicon */
-	ts_rules *rules;  /* NULL when it has no rules */
-	ts_userlex *user; /* names.txt and the user's lexicons */
+	ts_lexicon *lex;               /* NULL when the data has no lexicon */
+	ts_rules *rules;               /* NULL when it has no rules */
+	ts_userlex *user;              /* names.txt and the user's lexicons */
+	ts_wordtab *words[TS_WORDS_N]; /* NULL where the file is missing */
 };
 
 /* The shipped names lexicon must have no bad line: the first one is kept
@@ -103,6 +104,42 @@ static int load_lookalikes(ts_lang *l, const char *path, ts_error *err)
 	return 0;
 }
 
+/* The files of the word tables, and whether each holds readings. */
+static const struct {
+	const char *file;
+	int said;
+} word_files[TS_WORDS_N] = {
+    [TS_WORDS_MEASURES] = {"measures.txt", 0},
+    [TS_WORDS_LABELS] = {"labels.txt", 0},
+    [TS_WORDS_HOTLINES] = {"hotlines.txt", 0},
+    [TS_WORDS_CODES] = {"code_words.txt", 0},
+    [TS_WORDS_DURATIONS] = {"duration_words.txt", 0},
+    [TS_WORDS_PER] = {"per_words.txt", 0},
+    [TS_WORDS_UNITS] = {"units.tsv", 1},
+    [TS_WORDS_CURRENCIES] = {"currencies.tsv", 1},
+    [TS_WORDS_OPERATORS] = {"operators.tsv", 1},
+    [TS_WORDS_SYMBOLS] = {"symbols.tsv", 1},
+};
+
+/* Load the word tables in dir; a missing file is an empty table. */
+static int load_words(ts_lang *l, const char *dir, ts_error *err)
+{
+	ts_buf path = {0};
+	int rc = 0;
+	for (int i = 0; i < TS_WORDS_N && !rc; i++) {
+		ts_buf_clear(&path);
+		if (ts_buf_printf(&path, "%s/%s", dir, word_files[i].file))
+			return ts_error_set(err, TS_ENOMEM, NULL);
+		ts_error e = {0};
+		l->words[i] = ts_wordtab_load(path.data, word_files[i].said, &e);
+		rc = e.code == TS_ENOENT ? 0 : e.code;
+		if (rc)
+			ts_error_set(err, rc, "%s", ts_error_msg(&e));
+	}
+	ts_buf_free(&path);
+	return rc;
+}
+
 ts_lang *ts_lang_load(const char *dir, ts_error *err)
 {
 	ts_error own; /* the optional files' codes are needed when err is NULL */
@@ -139,6 +176,8 @@ ts_lang *ts_lang_load(const char *dir, ts_error *err)
 		if (!rc && c.bad)
 			rc = TS_EINVAL;
 	}
+	if (!rc)
+		rc = load_words(l, dir, e);
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
@@ -155,6 +194,8 @@ void ts_lang_free(ts_lang *l)
 	ts_rules_free(l->rules);
 	ts_userlex_free(l->user);
 	ts_lexicon_free(l->lex);
+	for (int i = 0; i < TS_WORDS_N; i++)
+		ts_wordtab_free(l->words[i]);
 	free(l);
 }
 
@@ -191,6 +232,11 @@ const ts_rules *ts_lang_rules(const ts_lang *l)
 const ts_userlex *ts_lang_userlex(const ts_lang *l)
 {
 	return l ? l->user : NULL;
+}
+
+const ts_wordtab *ts_lang_words(const ts_lang *l, ts_words which)
+{
+	return l && (unsigned)which < TS_WORDS_N ? l->words[which] : NULL;
 }
 
 int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_diag_fn diag, void *ud, ts_error *err)

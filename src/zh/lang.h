@@ -16,13 +16,23 @@
  * names.txt: the names lexicon (people and places: 洪承畴 hong2 cheng2
  * chou2), in the format of a user's lexicon (see userlex.h); optional.
  * Its words, and those of the user's lexicons added with
- * ts_lang_add_lexicon(), override everything else. */
+ * ts_lang_add_lexicon(), override everything else.
+ *
+ * The words the normalizer looks for around numbers and symbols, each
+ * file optional (without it, nothing of its kind is recognized), in the
+ * formats of wordtab.h and documented at the top of each: measures.txt
+ * (2 read 两 before them: 两个), labels.txt (二月, 二号), hotlines.txt
+ * (110报警), code_words.txt (房间1024), duration_words.txt (守了1000年),
+ * per_words.txt (元/斤), and the tables of readings units.tsv (km ->
+ * 公里), currencies.tsv ($ -> 美元), operators.tsv (+ -> 加) and
+ * symbols.tsv (& -> 和). */
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
 #include "zh/lexicon.h"
 #include "zh/rules.h"
 #include "zh/userlex.h"
+#include "zh/wordtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +59,26 @@ const ts_rules *ts_lang_rules(const ts_lang *l);
 /* The names lexicon and the user's lexicons (never NULL for a loaded
  * lang).  Owned by the ts_lang. */
 const ts_userlex *ts_lang_userlex(const ts_lang *l);
+
+/* The word tables of the normalizer, one for each file. */
+typedef enum ts_words {
+	TS_WORDS_MEASURES,   /* measures.txt */
+	TS_WORDS_LABELS,     /* labels.txt */
+	TS_WORDS_HOTLINES,   /* hotlines.txt */
+	TS_WORDS_CODES,      /* code_words.txt */
+	TS_WORDS_DURATIONS,  /* duration_words.txt */
+	TS_WORDS_PER,        /* per_words.txt */
+	TS_WORDS_UNITS,      /* units.tsv */
+	TS_WORDS_CURRENCIES, /* currencies.tsv */
+	TS_WORDS_OPERATORS,  /* operators.tsv */
+	TS_WORDS_SYMBOLS,    /* symbols.tsv */
+	TS_WORDS_N
+} ts_words;
+
+/* The table of which, or NULL when l is NULL or its data has no such
+ * file (ts_wordtab_words() takes NULL as an empty table).  Owned by the
+ * ts_lang. */
+const ts_wordtab *ts_lang_words(const ts_lang *l, ts_words which);
 
 /* Add a user's lexicon file (see userlex.h): its words override the
  * voice's.  Bad lines are skipped, each with a TS_WARNING to diag (may be

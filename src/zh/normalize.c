@@ -63,96 +63,12 @@ void ts_normalizer_free(ts_normalizer *n)
 
 /* ---- tables ------------------------------------------------------- */
 
-/* clang-format off */
+/* The measure words, units, currencies and the other words read around
+ * numbers are the language data's (ts_lang_words(), files under
+ * voices/zh/); without it, none is recognized. */
 
-static const char *const digit_names[] = {"零", "一", "二", "三", "四", "五", "六", "七", "八", "九"};
-
-/* Measure words and magnitudes after which 2 is read 两 (两个, 两万). */
-static const char *const liang_measures[] = {
-    "个", "只", "本", "位", "次", "天", "年", "人", "名", "件", "条", "张", "块", "元", "斤",
-    "里", "米", "岁", "头", "匹", "辆", "架", "台", "部", "家", "所", "座", "间", "份", "种",
-    "样", "句", "声", "下", "回", "遍", "趟", "顿", "场", "封", "把", "双", "对", "套", "杯",
-    "碗", "瓶", "盒", "包", "箱", "篇", "首", "页", "队", "组", "排", "群", "批", "倍", "成",
-    "克", "吨", "公斤", "公里", "千米", "小时", "分钟", "周", "星期", "万", "亿", "千", "百",
-    "片", "颗", "粒", "根", "支", "枝", "棵", "朵", "顶", "扇", "道", "面", "艘", "柄", "枚",
-    "具", "尊", "幅", "门", "项", "笔", "辈", "代", "口", "勺", "盘", "桌", "锅", "步", "拳",
-    "脚", "刀", "枪", "眼", "圈", "段", "章", "季", "秒", "分", "毛", "角", "两", "升", "亩",
-    "尺", "寸", "丈", "里地", "袋", "串", "堆", "滴", "层", "所", "户", "员", "股", "发", "辆",
-    "位数", "英里", "公顷", "厅", "室", "卫", "居", "房", "床", NULL};
-
-/* Words after which a number is a label, never 两 (二月, 二号, 二楼). */
-static const char *const label_words[] = {"月", "日", "号", "楼", "班", "路", "届", "期", "级",
-                                          "栋", "单元", "排", "版", "区", NULL};
-
-/* Words after a number that make it a service number read digit by digit
- * (110报警, 120急救). */
-static const char *const hotline_words[] = {"报警", "急救", "火警", "热线", "电话", "求助", "查号",
-                                            NULL};
-
-/* Words before a number that make it a code read digit by digit. */
-static const char *const code_words[] = {
-    "电话", "手机", "号码", "编号", "邮编", "房间", "车牌", "账号", "帐号", "密码", "工号", "学号",
-    "尾号", "代码", "卡号", "型号", "航班", "车次", "身份证", "QQ", "qq", "ID", "No.", "NO.",
-    "微信", "分机", "座机", "热线", "门牌", "序列号", "验证码", "单号", NULL};
-
-/* Words before a number of years that make it a duration (守了15年, 近2000年). */
-static const char *const duration_words[] = {"了", "过", "近", "约", "共", "整整", "足足", "长达",
-                                             "历时", "经过", "用了", "花了", "多", "每", "几",
-                                             "这", "那", "将近", "大约", "差不多",
-                                             "有", "满", "余", "达", NULL};
-
-typedef struct unit {
-	const char *sym;
-	const char *word;
-} unit;
-
-/* Units after a number; the longest match wins, and a Latin unit must
- * not be followed by another Latin letter (5min is not 5m + in). */
-static const unit units[] = {
-    {"km/h", "公里每小时"}, {"m/s", "米每秒"},     {"km²", "平方公里"}, {"km2", "平方公里"},
-    {"cm²", "平方厘米"},    {"m²", "平方米"},      {"m³", "立方米"},    {"cm³", "立方厘米"},
-    {"kWh", "千瓦时"},      {"mAh", "毫安时"},     {"kHz", "千赫兹"},   {"MHz", "兆赫兹"},
-    {"GHz", "吉赫兹"},      {"Hz", "赫兹"},        {"kg", "公斤"},      {"Kg", "公斤"},
-    {"KG", "公斤"},         {"mg", "毫克"},        {"g", "克"},         {"km", "公里"},
-    {"KM", "公里"},         {"cm", "厘米"},        {"mm", "毫米"},      {"nm", "纳米"},
-    {"μm", "微米"},         {"m", "米"},           {"ml", "毫升"},      {"mL", "毫升"},
-    {"L", "升"},            {"kW", "千瓦"},        {"W", "瓦"},         {"kV", "千伏"},
-    {"V", "伏"},            {"mA", "毫安"},        {"h", "小时"},       {"min", "分钟"},
-    {"ms", "毫秒"},         {"s", "秒"},           {"t", "吨"},         {"lb", "磅"},
-    {"lbs", "磅"},          {"oz", "盎司"},        {"ft", "英尺"},      {"mph", "英里每小时"},
-    {"°C", "摄氏度"},       {"℃", "摄氏度"},       {"°F", "华氏度"},    {"℉", "华氏度"},
-    {"°", "度"},            {"㎞", "公里"},        {"㎏", "公斤"},      {"㎝", "厘米"},
-    {"㎜", "毫米"},         {"㎎", "毫克"},        {"㎖", "毫升"},      {"㎡", "平方米"},
-    {"㎥", "立方米"},       {"㏄", "毫升"},        {"cc", "毫升"},      {"mmHg", "毫米汞柱"},
-};
-
-/* Currency signs before an amount, and the word said after it. */
-static const unit currencies[] = {
-    {"HK$", "港元"}, {"US$", "美元"}, {"NT$", "新台币"}, {"RMB", "元"}, {"￥", "元"},
-    {"¥", "元"},     {"$", "美元"},   {"€", "欧元"},     {"£", "英镑"}, {"₩", "韩元"},
-};
-
-/* Operators between two numbers. */
-static const unit operators[] = {
-    {"+", "加"},   {"＋", "加"},   {"×", "乘以"},   {"÷", "除以"},     {"=", "等于"},
-    {"＝", "等于"}, {"≈", "约等于"}, {"≠", "不等于"}, {"≥", "大于等于"}, {"≤", "小于等于"},
-    {">", "大于"}, {"<", "小于"},   {"＞", "大于"},   {"＜", "小于"},     {"*", "乘以"},
-};
-
-/* Symbols on their own (not part of a number expression), which eSpeak
- * would otherwise name in English ("slash", "tilde", "asterisk"). */
-static const unit symbols[] = {
-    {"&", "和"},  {"＆", "和"}, {"@", "艾特"}, {"＠", "艾特"}, {"+", "加"}, {"=", "等于"},
-    {"%", "百分号"}, {"#", ""}, {"＃", ""},  {"*", ""},  {"＊", ""},  {"~", ""},  {"～", ""},
-    {"\\", ""}, {"|", ""},   {"^", ""},     {"_", ""},
-};
-
-/* After '/', these make it 每 (次/分, 元/斤); otherwise 或 (他/她). */
-static const char *const per_words[] = {"秒", "分", "小时", "时", "天", "日", "周", "月", "年",
-                                        "人", "次", "个", "斤", "克", "公斤", "件", "吨", "升",
-                                        "米", "公里", "千米", "平方米", "亩", "台", "户", NULL};
-
-/* clang-format on */
+static const char *const digit_names[] = {"零", "一", "二", "三", "四",
+                                          "五", "六", "七", "八", "九"};
 
 /* ---- character classes ------------------------------------------- */
 
@@ -413,48 +329,59 @@ static int word_before(const uint32_t *c, size_t k, const char *w)
 	return k >= len && word_at(c, k, k - len, w);
 }
 
-static const char *match_list(const uint32_t *c, size_t m, size_t k, const char *const *list)
+/* What the readers of number expressions below work on: the code points,
+ * the output, the word tables.  Each returns the index after what it read. */
+typedef struct reader {
+	const uint32_t *c;
+	size_t m;
+	ts_buf *o;
+	const ts_lang *lang; /* the word tables; may be NULL */
+} reader;
+
+/* The words of a table of the language data. */
+static const ts_word *words(const reader *r, ts_words which, size_t *n)
 {
-	const char *best = NULL;
-	for (; *list; list++)
-		if (word_at(c, m, k, *list) && (!best || word_len(*list) > word_len(best)))
-			best = *list;
-	return best;
+	return ts_wordtab_words(ts_lang_words(r->lang, which), n);
 }
 
-/* Longest table entry at k; for Latin symbols, not followed by a letter. */
-static const unit *match_unit(const uint32_t *c, size_t m, size_t k, const unit *t, size_t nt)
+/* The longest word of the table at k (the first of the table among those
+ * as long), or NULL.  With latin set, a word ending in a Latin letter is
+ * not taken when another follows it (5min is not 5m + in). */
+static const ts_word *match_words(const reader *r, size_t k, ts_words which, int latin)
 {
-	const unit *best = NULL;
-	size_t best_len = 0;
-	for (size_t i = 0; i < nt; i++) {
-		size_t len = word_len(t[i].sym);
-		if (len <= best_len || !word_at(c, m, k, t[i].sym))
+	const uint32_t *c = r->c;
+	size_t m = r->m, n;
+	const ts_word *w = words(r, which, &n), *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = w[i].len;
+		if (k >= m || c[k] != w[i].first || (best && len <= best->len) ||
+		    !word_at(c, m, k, w[i].text))
 			continue;
-		if (ts_is_latin(c[k + len - 1]) && k + len < m && ts_is_latin(c[k + len]))
+		if (latin && ts_is_latin(c[k + len - 1]) && k + len < m && ts_is_latin(c[k + len]))
 			continue;
-		best = &t[i];
-		best_len = len;
+		best = &w[i];
 	}
 	return best;
 }
 
 /* Is a code keyword within a few characters before k? */
-static int code_context(const uint32_t *c, size_t k)
+static int code_context(const reader *r, size_t k)
 {
-	for (const char *const *w = code_words; *w; w++) {
-		size_t len = word_len(*w);
-		for (size_t back = 0; back <= 3 && back + len <= k; back++)
-			if (word_at(c, k, k - back - len, *w))
+	size_t n;
+	const ts_word *w = words(r, TS_WORDS_CODES, &n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t back = 0; back <= 3 && back + w[i].len <= k; back++)
+			if (word_at(r->c, k, k - back - w[i].len, w[i].text))
 				return 1;
-	}
 	return 0;
 }
 
 /* The style of integer x from what stands around it; after points at the
  * first character after the whole number expression. */
-static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
+static style int_style(const reader *r, const num *x, size_t after)
 {
+	const uint32_t *c = r->c;
+	size_t m = r->m;
 	size_t k = after < m && c[after] == ' ' ? after + 1 : after;
 	/* 2000多年, 30余人: an approximate amount, so a duration or a count. */
 	int approx = k < m && (c[k] == 0x591A /* 多 */ || c[k] == 0x4F59 /* 余 */ ||
@@ -478,7 +405,7 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		return x->ni == 2 ? CARD : DIGITS;
 	if (x->ni == 2 && word_at(c, m, k, "后") && !x->frac)
 		return DIGITS;
-	if (match_list(c, m, k, hotline_words))
+	if (match_words(r, k, TS_WORDS_HOTLINES, 0))
 		return DIGITS;
 	if (word_at(c, m, k, "年") && !word_at(c, m, k, "年级")) {
 		if (word_before(c, x->s, "公元") || word_before(c, x->s, "公元前"))
@@ -489,22 +416,24 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		              word_at(c, m, k, "年来") || word_at(c, m, k, "年间")))
 			return CARD_LIANG;
 		if (x->ni == 4 && !approx) {
-			for (const char *const *w = duration_words; *w; w++)
-				if (word_before(c, x->s, *w))
+			size_t n;
+			const ts_word *w = words(r, TS_WORDS_DURATIONS, &n);
+			for (size_t i = 0; i < n; i++)
+				if (word_before(c, x->s, w[i].text))
 					return CARD_LIANG;
 			return DIGITS;
 		}
 		return CARD_LIANG;
 	}
-	if (match_list(c, m, k, label_words))
+	if (match_words(r, k, TS_WORDS_LABELS, 0))
 		return CARD;
-	if (code_context(c, x->s))
+	if (code_context(r, x->s))
 		return DIGITS;
 	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
 	 * 007 digit by digit. */
 	if ((x->s > 0 && ts_is_latin(c[x->s - 1])) || (after < m && ts_is_latin(c[after])))
 		return x->ni <= 2 ? CARD : DIGITS;
-	if (match_list(c, m, k, liang_measures))
+	if (match_words(r, k, TS_WORDS_MEASURES, 0))
 		return CARD_LIANG;
 	if (x->commas || x->ni < 7)
 		return CARD;
@@ -517,13 +446,6 @@ static style int_style(const uint32_t *c, size_t m, const num *x, size_t after)
 		zeros++;
 	return zeros * 2 >= x->ni ? CARD : DIGITS;
 }
-
-/* Output of a number expression; returns the index after it. */
-typedef struct reader {
-	const uint32_t *c;
-	size_t m;
-	ts_buf *o;
-} reader;
 
 /* A date written 2024-03-05, 2024/3/5 or 2024.3.5. */
 static size_t read_date(const reader *r, size_t k)
@@ -750,9 +672,8 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 		if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
 		    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
 			years = !(after < m &&
-			          (match_list(c, m, after, liang_measures) ||
-			           match_unit(c, m, after, units, sizeof units / sizeof units[0]) ||
-			           c[after] == '%')) &&
+			          (match_words(r, after, TS_WORDS_MEASURES, 0) ||
+			           match_words(r, after, TS_WORDS_UNITS, 1) || c[after] == '%')) &&
 			        memcmp(x.ip + 2, "00", 2) != 0 && memcmp(y.ip + 2, "00", 2) != 0;
 		if (years) {
 			read_digits(x.ip, 4, r->o);
@@ -766,7 +687,7 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 				put(r->o, sign);
 			if (pct)
 				put(r->o, "百分之");
-			read_num(&x, pct ? CARD : int_style(c, m, &x, after), r->o);
+			read_num(&x, pct ? CARD : int_style(r, &x, after), r->o);
 			put(r->o, "到");
 			return read_number(r, rj + 1);
 		}
@@ -774,18 +695,18 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 
 	/* A unit: 5kg, 3.5 km, 37℃. */
 	size_t uj = j < m && c[j] == ' ' ? j + 1 : j;
-	const unit *u = uj < m ? match_unit(c, m, uj, units, sizeof units / sizeof units[0]) : NULL;
+	const ts_word *u = match_words(r, uj, TS_WORDS_UNITS, 1);
 	if (u) {
 		if (sign)
 			put(r->o, sign);
 		read_num(&x, x.ni >= 7 && !x.commas ? CARD : CARD_LIANG, r->o);
-		put(r->o, u->word);
-		return uj + word_len(u->sym);
+		put(r->o, u->said);
+		return uj + u->len;
 	}
 
 	if (sign)
 		put(r->o, sign);
-	read_num(&x, x.frac ? CARD : int_style(c, m, &x, j), r->o);
+	read_num(&x, x.frac ? CARD : int_style(r, &x, j), r->o);
 	return j;
 }
 
@@ -794,11 +715,11 @@ static size_t read_number(const reader *r, size_t k)
 {
 	const uint32_t *c = r->c;
 	size_t m = r->m;
-	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
-	if (cur && k + word_len(cur->sym) < m && ts_is_digit(c[k + word_len(cur->sym)])) {
-		size_t end = read_number_at(r, k + word_len(cur->sym), NULL);
+	const ts_word *cur = match_words(r, k, TS_WORDS_CURRENCIES, 1);
+	if (cur && k + cur->len < m && ts_is_digit(c[k + cur->len])) {
+		size_t end = read_number_at(r, k + cur->len, NULL);
 		if (!(end < m && (c[end] == 0x5143 /* 元 */ || c[end] == 0x5757 /* 块 */)))
-			put(r->o, cur->word);
+			put(r->o, cur->said);
 		return end;
 	}
 	const char *sign = NULL;
@@ -814,22 +735,15 @@ static size_t read_number(const reader *r, size_t k)
 	return read_number_at(r, s, sign);
 }
 
-/* Could c begin a currency sign of the table?  A quick filter. */
-static int currency_first(uint32_t c)
-{
-	return c == 'H' || c == 'U' || c == 'N' || c == 'R' || c == 0xFFE5 || c == 0xA5 ||
-	       c == '$' || c == 0x20AC || c == 0xA3 || c == 0x20A9;
-}
-
 /* Does a number start at k (maybe after a sign or currency sign)? */
-static int number_starts(const uint32_t *c, size_t m, size_t k)
+static int number_starts(const reader *r, size_t k)
 {
+	const uint32_t *c = r->c;
+	size_t m = r->m;
 	if (ts_is_digit(c[k]))
 		return 1;
-	if (!currency_first(c[k]) && !is_minus(c[k]) && c[k] != 0xB1 && c[k] != '+')
-		return 0;
-	const unit *cur = match_unit(c, m, k, currencies, sizeof currencies / sizeof currencies[0]);
-	if (cur && k + word_len(cur->sym) < m && ts_is_digit(c[k + word_len(cur->sym)]))
+	const ts_word *cur = match_words(r, k, TS_WORDS_CURRENCIES, 1);
+	if (cur && k + cur->len < m && ts_is_digit(c[k + cur->len]))
 		return 1;
 	/* A sign only where it cannot be an operator or a hyphen: not after
 	 * a letter, a digit or a closing bracket. */
@@ -852,9 +766,9 @@ static size_t read_operator(const reader *r, size_t k)
 		p--;
 	if (!ts_is_digit(c[p]) && c[p] != '%' && c[p] != ')')
 		return 0;
-	const unit *op = match_unit(c, m, k, operators, sizeof operators / sizeof operators[0]);
-	const char *word = op ? op->word : NULL;
-	size_t len = op ? word_len(op->sym) : 0;
+	const ts_word *op = match_words(r, k, TS_WORDS_OPERATORS, 1);
+	const char *word = op ? op->said : NULL;
+	size_t len = op ? op->len : 0;
 	/* A minus between spaced numbers: 5 - 3. */
 	if (!op && is_minus(c[k]) && c[k - 1] == ' ' && k + 1 < m && c[k + 1] == ' ')
 		word = "减", len = 1;
@@ -896,9 +810,10 @@ static size_t read_latin(const reader *r, size_t k)
 }
 
 /* Read c[start, end); c[0, start) and c[end, m) are context only. */
-static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size_t end, ts_buf *o)
+static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t m, size_t start,
+                                 size_t end, ts_buf *o)
 {
-	reader r = {c, m, o};
+	reader r = {c, m, o, lang};
 	char u[5];
 	size_t k = start;
 	while (k < end) {
@@ -914,7 +829,7 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			o->data[o->len] = '\0';
 			continue;
 		}
-		if (number_starts(c, m, k)) {
+		if (number_starts(&r, k)) {
 			k = read_number(&r, k);
 			continue;
 		}
@@ -927,17 +842,16 @@ static void normalize_codepoints(const uint32_t *c, size_t m, size_t start, size
 			continue;
 		}
 		if (c[k] == '/' || c[k] == 0xFF0F) {
-			put(o, k + 1 < m && match_list(c, m, k + 1, per_words) ? "每" : "或");
+			put(o, k + 1 < m && match_words(&r, k + 1, TS_WORDS_PER, 0) ? "每" : "或");
 			k++;
 			continue;
 		}
-		const unit *sym =
-		    c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
-		        ? match_unit(c, m, k, symbols, sizeof symbols / sizeof symbols[0])
-		        : NULL;
+		const ts_word *sym = c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
+		                         ? match_words(&r, k, TS_WORDS_SYMBOLS, 1)
+		                         : NULL;
 		if (sym) {
-			put(o, sym->word);
-			k += word_len(sym->sym);
+			put(o, sym->said);
+			k += sym->len;
 			continue;
 		}
 		ts_buf_append(o, u, (size_t)ts_utf8_encode(c[k], u));
@@ -1016,7 +930,7 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 				return TS_ENOMEM;
 		n->hold_counted = m - cut;
 	}
-	normalize_codepoints(n->c, seen, start, cut, out);
+	normalize_codepoints(n->lang, n->c, seen, start, cut, out);
 	/* Look-behind context for the next piece. */
 	size_t keep = cut < CONTEXT ? cut : CONTEXT;
 	memmove(n->left, n->c + cut - keep, keep * sizeof *n->c);

@@ -21,8 +21,11 @@
 
 typedef struct ts_normalizer ts_normalizer;
 
-/* New normalizer using lang's tables (lang may be NULL: no lookalike
- * repair).  NULL when out of memory; free with ts_normalizer_free(). */
+/* New normalizer using lang's tables: lookalikes, measure words, units,
+ * currencies and the other words read around numbers (see lang.h).  lang
+ * may be NULL: then no lookalike is repaired and none of those words is
+ * recognized (numbers are still read).  NULL when out of memory; free
+ * with ts_normalizer_free(). */
 ts_normalizer *ts_normalizer_new(const ts_lang *lang);
 void ts_normalizer_free(ts_normalizer *n);
 

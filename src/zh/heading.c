@@ -1,0 +1,101 @@
+/* heading.c - recognizing chapter headings (see heading.h).
+ *
+ * The classes of characters are written as themselves, the way a reader
+ * of the books sees them.  They are a table here rather than a file under
+ * voices/: a book (ts_book) is found and split with no language data at
+ * hand, and a table this small and this stable is not worth a file that
+ * every maker of a book would have to load first.
+ *
+ * Bad-input policy: a byte that is not valid UTF-8 is stepped over; a
+ * line with one is not taken for prose on that account. */
+#include "zh/heading.h"
+
+#include "base/util.h"
+
+#include <string.h>
+
+/* Chinese numerals of every style: plain, formal (大写, simplified and
+ * traditional), 廿 卅 卌, 〇. */
+static const char numerals[] = "零〇一二三四五六七八九十百千万萬两兩"
+                               "壹贰貳叁參肆伍陆陸柒捌玖拾佰仟廿卅卌";
+/* What may follow 第N. */
+static const char units[] = "章回节節卷集部篇";
+/* Those of them that make a volume heading. */
+static const char volume_units[] = "卷部篇";
+/* What may stand between a heading's number and its title: space, tab,
+ * ASCII : . , - _, the ideographic space, ：、．，, em dash, middle dot,
+ * katakana middle dot, full-width hyphen, en dash, hyphenation point. */
+static const char separators[] = " \t:.,-_\u3000：、．，—·・－–‧";
+/* Punctuation that marks prose, not a heading. */
+static const char prose_marks[] = "。，！？；“”";
+
+/* Headings with no number. */
+static const char *const special_heads[] = {"楔子", "序章", "序言", "序幕", "引子", "引言",
+                                            "前言", "尾声", "尾聲", "后记", "後記", "终章",
+                                            "終章", "番外", "序",   NULL};
+
+/* One character of a heading's number: Arabic, full-width or Chinese. */
+static int is_numeral(uint32_t c)
+{
+	return (c >= '0' && c <= '9') || (c >= 0xFF10 && c <= 0xFF19) || ts_char_in(c, numerals);
+}
+
+int ts_heading_kind(const char *line, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)line;
+	size_t i = 0;
+	uint32_t c;
+	int k;
+	if (len == 0)
+		return TS_HEADING_NONE;
+	/* "正文" often prefixes the first heading of web novels. */
+	if (len > 6 && memcmp(s, "正文", 6) == 0) {
+		i = 6;
+		while (i < len && (k = ts_utf8_decode(s + i, len - i, &c)) > 0 && ts_is_space(c))
+			i += (size_t)k;
+	}
+	size_t chars = ts_utf8_count(line, len);
+	int prose = 0;
+	for (size_t j = 0; j < len; j += (size_t)(k > 0 ? k : 1)) {
+		k = ts_utf8_decode(s + j, len - j, &c);
+		if (k > 0 && ts_char_in(c, prose_marks))
+			prose = 1;
+	}
+	int ok = 0, volume = 0;
+	if (len - i > 3 && memcmp(s + i, "第", 3) == 0) {
+		size_t j = i + 3, digits = 0;
+		while (j < len && (k = ts_utf8_decode(s + j, len - j, &c)) > 0 && is_numeral(c)) {
+			j += (size_t)k;
+			digits++;
+		}
+		if (digits > 0 && digits <= 12 && j < len &&
+		    (k = ts_utf8_decode(s + j, len - j, &c)) > 0 && ts_char_in(c, units)) {
+			volume = ts_char_in(c, volume_units);
+			j += (size_t)k;
+			if (j == len)
+				ok = 1;
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         ts_char_in(c, separators))
+				ok = chars <= 60;
+			else
+				ok = chars <= 30 && !prose;
+		}
+	} else {
+		for (const char *const *h = special_heads; *h && !ok; h++) {
+			size_t hl = strlen(*h);
+			if (len - i < hl || memcmp(s + i, *h, hl) != 0)
+				continue;
+			size_t j = i + hl;
+			if (j == len)
+				ok = 1;
+			else if ((k = ts_utf8_decode(s + j, len - j, &c)) > 0 &&
+			         ts_char_in(c, separators))
+				ok = chars <= 30 && !prose;
+			else if (strcmp(*h, "番外") == 0)
+				ok = chars <= 30 && !prose;
+		}
+	}
+	if (!ok)
+		return TS_HEADING_NONE;
+	return volume ? TS_HEADING_VOLUME : TS_HEADING_CHAPTER;
+}
