@@ -189,22 +189,21 @@ int ts_voice_list(const char *dir, char ***names)
 	if (!d)
 		return errno == ENOENT ? TS_ENOENT : TS_EIO;
 	char **list = NULL;
+	size_t cap = 0;
 	int n = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
 		if (l <= 6 || strcmp(e->d_name + l - 6, ".voice") != 0 || e->d_name[0] == '.')
 			continue;
-		char **p = realloc(list, (size_t)(n + 1) * sizeof *p);
-		if (!p || !(p[n] = ts_strndup(e->d_name, l - 6))) {
-			list = p ? p : list;
+		if (TS_GROW(list, cap, (size_t)n + 1) ||
+		    !(list[n] = ts_strndup(e->d_name, l - 6))) {
 			for (int i = 0; i < n; i++)
 				free(list[i]);
 			free(list);
 			closedir(d);
 			return TS_ENOMEM;
 		}
-		list = p;
 		n++;
 	}
 	closedir(d);

@@ -80,14 +80,9 @@ static int load_lookalikes(ts_lang *l, const char *path, ts_error *err)
 			    ts_lines_lineno(in));
 			break;
 		}
-		if (l->nlook == cap) {
-			cap = cap ? cap * 2 : 512;
-			pair *p = realloc(l->look, cap * sizeof *p);
-			if (!p) {
-				rc = ts_error_set(err, TS_ENOMEM, NULL);
-				break;
-			}
-			l->look = p;
+		if (TS_GROW(l->look, cap, l->nlook + 1)) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+			break;
 		}
 		l->look[l->nlook++] = (pair){from, to};
 	}

@@ -45,16 +45,12 @@ struct ts_rules {
 	size_t npool, cap_pool;
 };
 
+/* Append val to the array arr of n elements (room for cap); returns
+ * TS_ENOMEM from the function when it cannot grow. */
 #define PUSH(arr, n, cap, val)                                                                     \
 	do {                                                                                       \
-		if ((n) == (cap)) {                                                                \
-			size_t c_ = (cap) ? (cap)*2 : 64;                                          \
-			void *p_ = realloc((arr), c_ * sizeof *(arr));                             \
-			if (!p_)                                                                   \
-				return TS_ENOMEM;                                                  \
-			(arr) = p_;                                                                \
-			(cap) = c_;                                                                \
-		}                                                                                  \
+		if (TS_GROW((arr), (cap), (n) + 1))                                                \
+			return TS_ENOMEM;                                                          \
 		(arr)[(n)++] = (val);                                                              \
 	} while (0)
 

@@ -39,20 +39,6 @@ struct ts_userlex {
 	size_t ntext, cap_text;
 };
 
-#define GROW(arr, n, cap, extra)                                                                   \
-	do {                                                                                       \
-		if ((n) + (extra) > (cap)) {                                                       \
-			size_t c_ = (cap) ? (cap) : 64;                                            \
-			while (c_ < (n) + (extra))                                                 \
-				c_ *= 2;                                                           \
-			void *p_ = realloc((arr), c_ * sizeof *(arr));                             \
-			if (!p_)                                                                   \
-				return TS_ENOMEM;                                                  \
-			(arr) = p_;                                                                \
-			(cap) = c_;                                                                \
-		}                                                                                  \
-	} while (0)
-
 ts_userlex *ts_userlex_new(const ts_lexicon *lx)
 {
 	ts_userlex *u = calloc(1, sizeof *u);
@@ -90,7 +76,8 @@ static uint32_t fold(const ts_userlex *u, uint32_t cp)
  * appended to u->text; 0, TS_EINVAL or TS_ENOMEM. */
 static int add_syllable(ts_userlex *u, const char *p, size_t n)
 {
-	GROW(u->text, u->ntext, u->cap_text, n + 1);
+	if (TS_GROW(u->text, u->cap_text, u->ntext + n + 1))
+		return TS_ENOMEM;
 	size_t start = u->ntext, letters = 0;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)p[i];
@@ -111,7 +98,8 @@ static int add_syllable(ts_userlex *u, const char *p, size_t n)
 		} else if (c >= '1' && c <= '5' && i + 1 == n && letters > 0 && letters <= 6) {
 			u->text[u->ntext++] = (char)c;
 			u->text[u->ntext++] = '\0';
-			GROW(u->syl, u->nsyl, u->cap_syl, 1);
+			if (TS_GROW(u->syl, u->cap_syl, u->nsyl + 1))
+				return TS_ENOMEM;
 			u->syl[u->nsyl++] = (uint32_t)start;
 			return 0;
 		} else {
@@ -154,7 +142,8 @@ static int add_entry(ts_userlex *u, const char *word, size_t wlen, const char *p
 			rc = TS_EINVAL;
 			goto out;
 		}
-		GROW(u->cps, u->ncps, u->cap_cps, 1);
+		if (TS_GROW(u->cps, u->cap_cps, u->ncps + 1))
+			return TS_ENOMEM;
 		u->cps[u->ncps++] = fold(u, cp);
 		e.len++;
 		i += (size_t)k;
@@ -185,7 +174,8 @@ static int add_entry(ts_userlex *u, const char *word, size_t wlen, const char *p
 		rc = TS_EINVAL;
 		goto out;
 	}
-	GROW(u->e, u->n, u->cap, 1);
+	if (TS_GROW(u->e, u->cap, u->n + 1))
+		return TS_ENOMEM;
 	e.seq = (uint32_t)u->n;
 	e.cp0 = u->cps[e.first_cp];
 	u->e[u->n++] = e;
