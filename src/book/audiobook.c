@@ -299,7 +299,7 @@ static void on_event(void *ud, const ts_event *ev)
 		p->chapters_done++;
 		p->done_chars += ts_book_chapter(p->plan->book, i)->chars;
 		p->done_samples += ev->samples;
-		if (r->status == 0)
+		if (r->err.code == 0)
 			diag(p->plan, TS_INFO,
 			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
 			     p->chapters_done, p->plan->n, p->plan->names[i],
@@ -464,8 +464,8 @@ static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, bo
 		const ts_chapter_result *r = &res[i];
 		if (r->warning[0])
 			diag(p, TS_WARNING, "%s", r->warning);
-		if (r->status) {
-			diag(p, TS_ERROR, "%s", r->errmsg);
+		if (r->err.code) {
+			diag(p, TS_ERROR, "%s", ts_error_msg(&r->err));
 			continue;
 		}
 		/* The gain it took beyond the target's to make up for what
@@ -556,7 +556,6 @@ static int write_book_files(const ts_plan *p, const ts_build_stats *stats, const
 /* The worker pool over every chapter, progress reported as it goes. */
 static int run_pool(ts_plan *p, progress *prog, ts_build_stats *stats, ts_error *err)
 {
-	char msg[1024] = "";
 	ts_build_job job = {.book = p->book,
 	                    .voice = &p->rd.voice,
 	                    .lang = p->rd.lang,
@@ -570,11 +569,11 @@ static int run_pool(ts_plan *p, progress *prog, ts_build_stats *stats, ts_error 
 	                    .workers = p->o.jobs,
 	                    .owner_pid = (long)getpid(),
 	                    .cancel = p->o.cancel};
-	int rc = ts_build_run(&job, prog->results, stats, on_event, prog, msg, sizeof msg);
+	int rc = ts_build_run(&job, prog->results, stats, on_event, prog, err);
 	if (p->o.cancel && *p->o.cancel)
 		return ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
 	if (rc)
-		return ts_error_set(err, rc, "%s", msg);
+		return rc;
 	diag(p, TS_INFO, "largest worker peak memory: %ld KB", stats->worker_maxrss_kb);
 	return 0;
 }

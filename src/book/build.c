@@ -65,7 +65,7 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 {
 	int rc = ts_synth_speak(r->syn, text, &r->pcm);
 	if (rc) {
-		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_synth_errmsg(r->syn));
+		ts_error_set(&r->res->err, rc, "%s", ts_synth_errmsg(r->syn));
 		return rc;
 	}
 	if (r->next_brk > brk)
@@ -74,7 +74,7 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 	uint64_t start, end;
 	rc = ts_finish_add(r->fin, r->pcm.data, r->pcm.len, brk, &start, &end);
 	if (rc)
-		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_master_errmsg(r->w));
+		ts_error_set(&r->res->err, rc, "%s", ts_master_errmsg(r->w));
 	/* A paragraph starts here (or the chapter, or its body after the
 	 * title): the next cue heard starts it. */
 	if (r->cues && (brk == TS_BREAK_NONE || brk >= TS_BREAK_PARAGRAPH))
@@ -100,7 +100,7 @@ static int sentence_cue(chapter_run *r, const char *text, size_t len, int title)
 	if (!title)
 		r->res->sentences++;
 	if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
-		snprintf(r->res->errmsg, sizeof r->res->errmsg, "%s", ts_cues_errmsg(r->cues));
+		ts_error_set(&r->res->err, rc, "%s", ts_cues_errmsg(r->cues));
 	return rc;
 }
 
@@ -153,7 +153,6 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
                      ts_chapter_progress_fn progress, void *ud)
 {
 	int rc = 0;
-	ts_error err = {0}; /* of opening and committing the files */
 	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
@@ -167,10 +166,10 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
 	ts_writer_opts o = *wo;
 	o.expect_frames = (uint64_t)(seconds * rate);
-	r.w = ts_master_open(mo, rate, fmt, path, &o, &err);
+	r.w = ts_master_open(mo, rate, fmt, path, &o, &res->err);
 	if (!r.w)
 		goto out;
-	if (timing && !(r.cues = ts_cues_open(timing, path, rate, wo->owner_pid, &err)))
+	if (timing && !(r.cues = ts_cues_open(timing, path, rate, wo->owner_pid, &res->err)))
 		goto out;
 	r.fin = ts_finish_new(rate, v, ts_master_write, r.w);
 	fe = ts_frontend_new(lang, on_chunk, NULL, &r);
@@ -191,13 +190,12 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	}
 	rd = ts_reader_open(ch, &rc);
 	if (!rd) {
-		snprintf(res->errmsg, sizeof res->errmsg, "%s: cannot read: %s", ch->display,
-		         ts_strerror(rc));
+		ts_error_set(&res->err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 		goto out;
 	}
 	if ((rc = feed_all(rd, fe))) {
 		if (rc == TS_EIO)
-			snprintf(res->errmsg, sizeof res->errmsg, "%s: read error", ch->display);
+			ts_error_set(&res->err, rc, "%s: read error", ch->display);
 		goto out;
 	}
 	ts_buf warn = {0};
@@ -208,43 +206,40 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	ts_buf_free(&warn);
 	if (res->chars == 0 && !ch->title_spoken) {
 		rc = TS_EEMPTY;
-		snprintf(res->errmsg, sizeof res->errmsg,
-		         "%s:%ld: chapter \"%s\" has nothing to speak", ch->display, ch->line,
-		         ch->title);
+		ts_error_set(&res->err, rc, "%s:%ld: chapter \"%s\" has nothing to speak",
+		             ch->display, ch->line, ch->title);
 		goto out;
 	}
 	if ((rc = ts_finish_end(r.fin))) {
-		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_master_errmsg(r.w));
+		ts_error_set(&res->err, rc, "%s", ts_master_errmsg(r.w));
 		goto out;
 	}
 	res->samples = ts_finish_position(r.fin);
 	/* The timing files are finished first and put in place only with the
 	 * audio: a chapter has all its files or none. */
 	if (r.cues && (rc = ts_cues_end(r.cues))) {
-		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_cues_errmsg(r.cues));
+		ts_error_set(&res->err, rc, "%s", ts_cues_errmsg(r.cues));
 		goto out;
 	}
 	if (progress)
 		ts_master_set_progress(r.w, on_master_progress, &r);
 	t1 = ts_seconds();
 	res->speak_s = t1 - t0;
-	rc = ts_master_commit(r.w, &res->audio, &err);
+	rc = ts_master_commit(r.w, &res->audio, &res->err);
 	r.w = NULL;
 	res->finish_s = ts_seconds() - t1;
 	if (!rc && r.cues) {
-		rc = ts_cues_commit(r.cues, &err);
+		rc = ts_cues_commit(r.cues, &res->err);
 		r.cues = NULL;
 		if (rc)
 			unlink(path);
 	}
 out:
-	if (err.code) {
-		rc = err.code;
-		snprintf(res->errmsg, sizeof res->errmsg, "%s", ts_error_msg(&err));
-	}
-	if (rc && !res->errmsg[0])
-		snprintf(res->errmsg, sizeof res->errmsg, "%s: %s", ch->display, ts_strerror(rc));
-	res->status = rc;
+	if (!rc)
+		rc = res->err.code;
+	if (rc && !res->err.msg[0])
+		ts_error_set(&res->err, rc, "%s: %s", ch->display, ts_strerror(rc));
+	res->err.code = rc;
 	ts_master_abort(r.w);
 	ts_cues_abort(r.cues);
 	ts_buf_free(&r.title);
@@ -332,8 +327,7 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 		m.rate = ts_synth_rate(syn);
 		m.wpm = ts_synth_wpm(syn);
 	} else {
-		m.res.status = err.code;
-		snprintf(m.res.errmsg, sizeof m.res.errmsg, "%s", ts_error_msg(&err));
+		m.res.err = err;
 	}
 	if (write_all(res_fd, &m, sizeof m) || !syn)
 		goto out;
@@ -382,17 +376,16 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 				;
 		if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			m.res.status = TS_ECHILD;
 			if (pid < 0)
-				snprintf(m.res.errmsg, sizeof m.res.errmsg,
-				         "%s: cannot start a process: %s", ch->display,
-				         strerror(errno));
+				ts_error_set(&m.res.err, TS_ECHILD,
+				             "%s: cannot start a process: %s", ch->display,
+				             strerror(errno));
 			else
-				snprintf(m.res.errmsg, sizeof m.res.errmsg,
-				         "%s: the process speaking chapter \"%s\" died (%s %d)",
-				         ch->display, ch->title,
-				         WIFSIGNALED(st) ? "signal" : "exit status",
-				         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+				ts_error_set(&m.res.err, TS_ECHILD,
+				             "%s: the process speaking chapter \"%s\" died (%s %d)",
+				             ch->display, ch->title,
+				             WIFSIGNALED(st) ? "signal" : "exit status",
+				             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 			if (write_all(res_fd, &m, sizeof m))
 				break;
 		}
@@ -429,192 +422,227 @@ static size_t *longest_first(const ts_book *b)
 	return order;
 }
 
+/* The pool while it runs. */
+typedef struct pool {
+	const ts_build_job *job;
+	ts_chapter_result *results;
+	ts_build_stats *stats;
+	ts_event_fn fn;
+	void *ud;
+	size_t n; /* chapters */
+	int nw;   /* workers */
+	worker *ws;
+	size_t *order; /* chapters, longest first */
+	size_t next;   /* in order, the next to hand out */
+	char *done;    /* per chapter: its result came */
+	int res_fd;    /* the parent's end of the result pipe */
+	ts_error init; /* why a worker could not start eSpeak */
+} pool;
+
+static void event(pool *p, ts_event ev)
+{
+	if (p->fn)
+		p->fn(p->ud, &ev);
+}
+
+/* A worker process: it never returns. */
+static void worker_child(pool *p, int i, int cmd_fd, int res_fd)
+{
+	/* The caller's handlers are for the parent: a worker stops at once
+	 * on an interrupt. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	close(p->res_fd);
+	for (int j = 0; j < i; j++)
+		close(p->ws[j].cmd_fd);
+	const ts_build_job *job = p->job;
+	free(p->ws);
+	free(p->order);
+	free(p->done);
+	worker_main(job, i, cmd_fd, res_fd);
+	_exit(0);
+}
+
+/* Start the workers, each with a command pipe; they share res_w to send
+ * their results.  0, or a code with err filled. */
+static int start_workers(pool *p, int res_w, ts_error *err)
+{
+	fflush(NULL);
+	for (int i = 0; i < p->nw; i++) {
+		int cmd[2];
+		p->ws[i].chapter = -1;
+		if (pipe(cmd) != 0)
+			return ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(cmd[0]);
+			close(cmd[1]);
+			return ts_error_set(err, TS_ECHILD, "cannot start a worker process: %s",
+			                    strerror(errno));
+		}
+		if (pid == 0) {
+			close(cmd[1]);
+			worker_child(p, i, cmd[0], res_w);
+		}
+		close(cmd[0]);
+		fcntl(cmd[1], F_SETFD, FD_CLOEXEC);
+		p->ws[i].pid = pid;
+		p->ws[i].cmd_fd = cmd[1];
+		p->ws[i].alive = 1;
+	}
+	return 0;
+}
+
+/* What a worker said; 1 when it is idle and waits for a chapter. */
+static int take_message(pool *p, const msg *m)
+{
+	worker *w = &p->ws[m->worker];
+	switch (m->type) {
+	case MSG_INIT_FAIL:
+		p->init = m->res.err;
+		w->alive = 0;
+		return 0;
+	case MSG_READY:
+		p->stats->sample_rate = m->rate;
+		p->stats->wpm = m->wpm;
+		event(p, (ts_event){.kind = TS_EV_READY, .samples = (uint64_t)m->rate});
+		return 1;
+	case MSG_STARTED:
+	case MSG_PROGRESS:
+		event(p, (ts_event){.kind = m->type == MSG_STARTED ? TS_EV_STARTED : TS_EV_PROGRESS,
+		                    .chapter = (size_t)m->chapter,
+		                    .chars_done = m->chars_done,
+		                    .samples = m->samples,
+		                    .finishing = m->finishing});
+		return 0;
+	case MSG_DONE:
+		if (m->maxrss_kb > p->stats->worker_maxrss_kb)
+			p->stats->worker_maxrss_kb = m->maxrss_kb;
+		if (m->chapter >= 0 && (size_t)m->chapter < p->n) {
+			p->results[m->chapter] = m->res;
+			p->done[m->chapter] = 1;
+			w->chapter = -1;
+			event(p, (ts_event){.kind = TS_EV_DONE,
+			                    .chapter = (size_t)m->chapter,
+			                    .samples = m->res.samples});
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Hand idle worker w the next chapter, or let it go when none is left. */
+static void hand_out(pool *p, worker *w)
+{
+	int idx = p->next < p->n ? (int)p->order[p->next++] : -1;
+	w->chapter = idx;
+	if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
+		close(w->cmd_fd);
+		w->cmd_fd = -1;
+		if (idx >= 0)
+			p->next--; /* give it to another worker */
+	}
+}
+
+/* Results until every worker has gone, or the caller cancels. */
+static void run(pool *p)
+{
+	msg m;
+	while (read_all(p->res_fd, &m, sizeof m) == 0) {
+		if (p->job->cancel && *p->job->cancel)
+			break;
+		if (m.worker >= 0 && m.worker < p->nw && take_message(p, &m))
+			hand_out(p, &p->ws[m.worker]);
+	}
+}
+
+/* Wait for every worker; a chapter a worker held when it died says so. */
+static void reap(pool *p)
+{
+	for (int i = 0; i < p->nw; i++) {
+		worker *w = &p->ws[i];
+		if (w->cmd_fd >= 0)
+			close(w->cmd_fd);
+		w->cmd_fd = -1;
+		if (w->pid <= 0)
+			continue;
+		int status;
+		struct rusage ru;
+		pid_t got;
+		while ((got = wait4(w->pid, &status, 0, &ru)) < 0 && errno == EINTR)
+			;
+		if (got <= 0)
+			continue;
+		if (ru.ru_maxrss > p->stats->worker_maxrss_kb)
+			p->stats->worker_maxrss_kb = ru.ru_maxrss;
+		int c = w->chapter;
+		if (c < 0 || (size_t)c >= p->n || p->done[c])
+			continue;
+		if (WIFSIGNALED(status))
+			ts_error_set(&p->results[c].err, TS_ECHILD,
+			             "worker process died (signal %d) while building this chapter",
+			             WTERMSIG(status));
+		else
+			ts_error_set(&p->results[c].err, TS_ECHILD,
+			             "worker process stopped while building this chapter");
+	}
+}
+
 int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
-                 ts_event_fn fn, void *ud, char *errbuf, size_t errsz)
+                 ts_event_fn fn, void *ud, ts_error *err)
 {
 	size_t n = ts_book_count(job->book);
 	int nw = job->workers < 1 ? 1 : job->workers;
 	if ((size_t)nw > n)
 		nw = n ? (int)n : 1;
-	int rc = 0;
-	int res_pipe[2] = {-1, -1};
-	worker *ws = calloc((size_t)nw, sizeof *ws);
-	size_t *order = longest_first(job->book);
-	char *done = calloc(n ? n : 1, 1);
+	pool p = {.job = job,
+	          .results = results,
+	          .stats = stats,
+	          .fn = fn,
+	          .ud = ud,
+	          .n = n,
+	          .nw = nw,
+	          .res_fd = -1};
+	int rc = 0, res_pipe[2] = {-1, -1};
+	p.ws = calloc((size_t)nw, sizeof *p.ws);
+	p.order = longest_first(job->book);
+	p.done = calloc(n ? n : 1, 1);
 	memset(stats, 0, sizeof *stats);
-	if (!ws || !order || !done) {
-		rc = TS_ENOMEM;
-		snprintf(errbuf, errsz, "out of memory");
+	if (!p.ws || !p.order || !p.done) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		memset(&results[i], 0, sizeof results[i]);
-		results[i].status = TS_ECHILD;
-		snprintf(results[i].errmsg, sizeof results[i].errmsg, "not built");
+		ts_error_set(&results[i].err, TS_ECHILD, "not built");
 	}
 	if (pipe(res_pipe) != 0) {
-		rc = TS_EIO;
-		snprintf(errbuf, errsz, "cannot make a pipe: %s", strerror(errno));
+		rc = ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
 		goto out;
 	}
-	fflush(NULL);
-	for (int i = 0; i < nw; i++) {
-		int cmd[2];
-		ws[i].chapter = -1;
-		if (pipe(cmd) != 0) {
-			rc = TS_EIO;
-			snprintf(errbuf, errsz, "cannot make a pipe: %s", strerror(errno));
-			break;
-		}
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(cmd[0]);
-			close(cmd[1]);
-			rc = TS_ECHILD;
-			snprintf(errbuf, errsz, "cannot start a worker process: %s",
-			         strerror(errno));
-			break;
-		}
-		if (pid == 0) {
-			/* The caller's handlers are for the parent: a worker
-			 * stops at once on an interrupt. */
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			close(cmd[1]);
-			close(res_pipe[0]);
-			for (int j = 0; j < i; j++)
-				close(ws[j].cmd_fd);
-			free(ws);
-			free(order);
-			free(done);
-			worker_main(job, i, cmd[0], res_pipe[1]);
-			_exit(0);
-		}
-		close(cmd[0]);
-		fcntl(cmd[1], F_SETFD, FD_CLOEXEC);
-		ws[i].pid = pid;
-		ws[i].cmd_fd = cmd[1];
-		ws[i].alive = 1;
-	}
+	p.res_fd = res_pipe[0];
+	rc = start_workers(&p, res_pipe[1], err);
 	close(res_pipe[1]);
-	res_pipe[1] = -1;
-
-	size_t next = 0;
-	char init_err[400] = "";
-	for (;;) {
-		msg m;
-		int r = read_all(res_pipe[0], &m, sizeof m);
-		if (r != 0)
-			break; /* every worker has gone */
-		if (job->cancel && *job->cancel)
-			break;
-		if (m.worker < 0 || m.worker >= nw)
-			continue;
-		worker *w = &ws[m.worker];
-		switch (m.type) {
-		case MSG_INIT_FAIL:
-			snprintf(init_err, sizeof init_err, "%s", m.res.errmsg);
-			w->alive = 0;
-			continue;
-		case MSG_READY:
-			stats->sample_rate = m.rate;
-			stats->wpm = m.wpm;
-			if (fn) {
-				ts_event ev = {.kind = TS_EV_READY, .samples = (uint64_t)m.rate};
-				fn(ud, &ev);
-			}
-			break;
-		case MSG_STARTED:
-		case MSG_PROGRESS:
-			if (fn) {
-				ts_event ev = {.kind = m.type == MSG_STARTED ? TS_EV_STARTED
-				                                             : TS_EV_PROGRESS,
-				               .chapter = (size_t)m.chapter,
-				               .chars_done = m.chars_done,
-				               .samples = m.samples,
-				               .finishing = m.finishing};
-				fn(ud, &ev);
-			}
-			continue;
-		case MSG_DONE:
-			if (m.maxrss_kb > stats->worker_maxrss_kb)
-				stats->worker_maxrss_kb = m.maxrss_kb;
-			if (m.chapter >= 0 && (size_t)m.chapter < n) {
-				results[m.chapter] = m.res;
-				done[m.chapter] = 1;
-				w->chapter = -1;
-				if (fn) {
-					ts_event ev = {.kind = TS_EV_DONE,
-					               .chapter = (size_t)m.chapter,
-					               .samples = m.res.samples};
-					fn(ud, &ev);
-				}
-			}
-			break;
-		}
-		/* The worker is idle: hand it the next chapter, or let it go. */
-		int idx = -1;
-		if (next < n)
-			idx = (int)order[next++];
-		w->chapter = idx;
-		if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
-			close(w->cmd_fd);
-			w->cmd_fd = -1;
-			if (idx >= 0)
-				next--; /* give it to another worker */
-		}
-	}
+	run(&p);
 	if (job->cancel && *job->cancel) {
 		for (int i = 0; i < nw; i++)
-			if (ws[i].pid > 0)
-				kill(ws[i].pid, SIGTERM);
-		rc = TS_ECHILD;
-		snprintf(errbuf, errsz, "interrupted");
+			if (p.ws[i].pid > 0)
+				kill(p.ws[i].pid, SIGTERM);
+		rc = ts_error_set(err, TS_ECHILD, "interrupted");
 	}
-	for (int i = 0; i < nw; i++) {
-		if (ws[i].cmd_fd >= 0)
-			close(ws[i].cmd_fd);
-		ws[i].cmd_fd = -1;
-		if (ws[i].pid <= 0)
-			continue;
-		int status;
-		struct rusage ru;
-		pid_t p;
-		while ((p = wait4(ws[i].pid, &status, 0, &ru)) < 0 && errno == EINTR)
-			;
-		if (p > 0) {
-			if (ru.ru_maxrss > stats->worker_maxrss_kb)
-				stats->worker_maxrss_kb = ru.ru_maxrss;
-			int c = ws[i].chapter;
-			if (c >= 0 && (size_t)c < n && !done[c]) {
-				if (WIFSIGNALED(status))
-					snprintf(results[c].errmsg, sizeof results[c].errmsg,
-					         "worker process died (signal %d) while building "
-					         "this chapter",
-					         WTERMSIG(status));
-				else
-					snprintf(
-					    results[c].errmsg, sizeof results[c].errmsg,
-					    "worker process stopped while building this chapter");
-			}
-		}
-	}
+	reap(&p);
 	/* Chapters never handed out: every worker failed to start. */
-	for (size_t i = 0; i < n; i++)
-		if (!done[i] && init_err[0] && strcmp(results[i].errmsg, "not built") == 0)
-			snprintf(results[i].errmsg, sizeof results[i].errmsg, "%s", init_err);
-	if (!rc && init_err[0] && stats->sample_rate == 0) {
-		rc = TS_ESPEAK;
-		snprintf(errbuf, errsz, "%s", init_err);
-	}
+	for (size_t i = 0; p.init.code && i < n; i++)
+		if (!p.done[i] && strcmp(results[i].err.msg, "not built") == 0)
+			results[i].err = p.init;
+	if (!rc && p.init.code && stats->sample_rate == 0)
+		rc = ts_error_set(err, TS_ESPEAK, "%s", ts_error_msg(&p.init));
 out:
 	if (res_pipe[0] >= 0)
 		close(res_pipe[0]);
-	if (res_pipe[1] >= 0)
-		close(res_pipe[1]);
-	free(ws);
-	free(order);
-	free(done);
+	free(p.ws);
+	free(p.order);
+	free(p.done);
 	return rc;
 }

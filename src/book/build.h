@@ -22,8 +22,7 @@
 #include <stdint.h>
 
 typedef struct ts_chapter_result {
-	int status; /* 0 or a negative code */
-	char errmsg[400];
+	ts_error err;             /* code 0, or what failed: sent whole through the pool's pipe */
 	uint64_t samples;         /* audio length */
 	size_t sentences;         /* sentences of the body (each has a timing cue) */
 	size_t chars;             /* non-space characters spoken */
@@ -47,7 +46,7 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * TS_CUES_* formats in timing (0: none) beside it: a cue for the title,
  * when it is spoken, then one for each sentence heard, spanning its speech
  * (see cues.h).  The timing files are put in place only with the audio.
- * Fills res and returns res->status.  progress may be NULL. */
+ * Fills res and returns res->err.code.  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
@@ -95,9 +94,9 @@ typedef struct ts_build_stats {
 
 /* Build every chapter of job->book; results has one entry per chapter.
  * Returns 0 when the pool ran (chapters may still have failed: see
- * results), or a negative code when it could not start (errbuf says
- * why) or was cancelled (TS_ECHILD). */
+ * results), or a negative code with err filled when it could not start or
+ * was cancelled (TS_ECHILD). */
 int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
-                 ts_event_fn fn, void *ud, char *errbuf, size_t errsz);
+                 ts_event_fn fn, void *ud, ts_error *err);
 
 #endif
