@@ -11,8 +11,8 @@
  * cues of each chapter's .vtt are read here and embedded in the page (as
  * JSON, parsed only when the chapter is shown, which keeps the page light
  * for long books); a <track> element is kept for pages served over HTTP.
- * The page's style and script are src/lib/readalong.css and
- * src/lib/readalong.js, compiled into the library. */
+ * The page's style and script are src/book/readalong.css and
+ * src/book/readalong.js, compiled into the library. */
 #ifndef TS_READALONG_H
 #define TS_READALONG_H
 
