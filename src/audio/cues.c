@@ -5,6 +5,8 @@
  * streamed cue by cue, so memory does not depend on chapter length. */
 #include "audio/cues.h"
 
+#include "base/file.h"
+
 #include "base/util.h"
 #include "audio/write.h"
 
@@ -269,8 +271,8 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 			break;
 		}
-		if (!(cf->f = fopen(cf->tmp, "wb"))) {
-			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot write: %s", cf->path,
+		if (!(cf->f = ts_fcreate_excl(cf->tmp, "wb"))) {
+			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot create: %s", cf->tmp,
 			                  strerror(errno));
 			free(cf->tmp); /* nothing to remove */
 			cf->tmp = NULL;

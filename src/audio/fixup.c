@@ -108,7 +108,7 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err)
 	off_t off = 0;
 	uint32_t stream = 0;
 	long pages = 0;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		goto io_error;
 	if (!(page = malloc(OGG_PAGE_MAX))) {
@@ -230,7 +230,7 @@ int ts_id3_utf8(const char *path, ts_error *err)
 	unsigned char h[10], v1[128];
 	struct stat st;
 	ssize_t got;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		goto io_error;
 	got = read_at(fd, h, sizeof h, 0);

@@ -34,6 +34,8 @@
  * is skipped. */
 #include "audio/master.h"
 
+#include "base/file.h"
+
 #include "base/util.h"
 
 #include <ebur128.h>
@@ -741,9 +743,11 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 		goto fail;
 	}
 	ts_buf_free(&raw);
-	m->raw = fopen(m->raw_path, "w+b");
+	m->raw = ts_fcreate_excl(m->raw_path, "w+b");
 	if (!m->raw) {
-		ts_error_set(err, TS_EIO, "%s: cannot write: %s", m->raw_path, strerror(errno));
+		ts_error_set(err, TS_EIO, "%s: cannot create: %s", m->raw_path, strerror(errno));
+		free(m->raw_path); /* not ours: nothing to remove */
+		m->raw_path = NULL;
 		goto fail;
 	}
 	m->in_meter =

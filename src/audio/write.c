@@ -4,6 +4,8 @@
  * with sf_strerror()'s text. */
 #include "audio/write.h"
 
+#include "base/file.h"
+
 #include "audio/fixup.h"
 #include "base/util.h"
 
@@ -25,6 +27,7 @@ struct ts_writer {
 	uint64_t frames;        /* written so far */
 	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
 	ts_error err;           /* what went wrong last */
+	int created;            /* tmp is ours: made by this writer */
 };
 
 /* The tags of m, set on w->sf.  libsndfile writes FLAC, Ogg and MP3 tags
@@ -64,10 +67,17 @@ static int set_tags(ts_writer *w, const ts_audio_meta *m)
 static int sf_open_fmt(ts_writer *w, const ts_writer_opts *o, double level)
 {
 	SF_INFO info = {.samplerate = o->rate, .channels = 1, .format = w->sf_format};
-	w->sf = sf_open(w->tmp, SFM_WRITE, &info);
-	if (!w->sf)
+	int fd = ts_create_excl(w->tmp);
+	if (fd < 0)
+		return ts_error_set(&w->err, TS_EIO, "%s: cannot create: %s", w->tmp,
+		                    strerror(errno));
+	w->created = 1;
+	w->sf = sf_open_fd(fd, SFM_WRITE, &info, SF_TRUE);
+	if (!w->sf) {
+		close(fd);
 		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s", w->path,
 		                    sf_strerror(NULL));
+	}
 	if (level >= 0 && !sf_command(w->sf, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level))
 		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot set the quality: %s", w->path,
 		                    sf_strerror(w->sf));
@@ -297,7 +307,8 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 			*err = w->err;
 		if (w->sf)
 			sf_close(w->sf);
-		unlink(w->tmp);
+		if (w->created)
+			unlink(w->tmp);
 		free(w->path);
 		free(w->tmp);
 		free(w);
@@ -344,7 +355,8 @@ void ts_writer_abort(ts_writer *w)
 		return;
 	if (w->sf)
 		sf_close(w->sf);
-	unlink(w->tmp);
+	if (w->created)
+		unlink(w->tmp);
 	writer_free(w);
 }
 
@@ -355,9 +367,9 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 	if (!tmp)
 		return ts_error_set(err, TS_ENOMEM, "out of memory");
 	int rc = 0;
-	FILE *f = fopen(tmp, "wb");
+	FILE *f = ts_fcreate_excl(tmp, "wb");
 	if (!f) {
-		rc = ts_error_set(err, TS_EIO, "%s: cannot write: %s", path, strerror(errno));
+		rc = ts_error_set(err, TS_EIO, "%s: cannot create: %s", tmp, strerror(errno));
 		free(tmp);
 		return rc;
 	}

@@ -7,6 +7,7 @@
 #include "audio/cues.h"
 #include "audio/master.h"
 #include "audio/write.h"
+#include "base/file.h"
 #include "base/lines.h"
 #include "book/build.h"
 #include "book/input.h"
@@ -344,10 +345,10 @@ static int probe_writable(const char *dir)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
-	FILE *f = fopen(p, "w");
-	if (!f)
+	int fd = ts_create_excl(p);
+	if (fd < 0)
 		return -1;
-	fclose(f);
+	close(fd);
 	unlink(p);
 	return 0;
 }
