@@ -272,7 +272,7 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 			break;
 		}
 		if (!(cf->f = ts_fcreate_excl(cf->tmp, "wb"))) {
-			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot create: %s", cf->tmp,
+			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot write: %s", cf->path,
 			                  strerror(errno));
 			free(cf->tmp); /* nothing to remove */
 			cf->tmp = NULL;

@@ -745,7 +745,7 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	ts_buf_free(&raw);
 	m->raw = ts_fcreate_excl(m->raw_path, "w+b");
 	if (!m->raw) {
-		ts_error_set(err, TS_EIO, "%s: cannot create: %s", m->raw_path, strerror(errno));
+		ts_error_set(err, TS_EIO, "%s: cannot write: %s", m->raw_path, strerror(errno));
 		free(m->raw_path); /* not ours: nothing to remove */
 		m->raw_path = NULL;
 		goto fail;

@@ -69,7 +69,7 @@ static int sf_open_fmt(ts_writer *w, const ts_writer_opts *o, double level)
 	SF_INFO info = {.samplerate = o->rate, .channels = 1, .format = w->sf_format};
 	int fd = ts_create_excl(w->tmp);
 	if (fd < 0)
-		return ts_error_set(&w->err, TS_EIO, "%s: cannot create: %s", w->tmp,
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s", w->path,
 		                    strerror(errno));
 	w->created = 1;
 	w->sf = sf_open_fd(fd, SFM_WRITE, &info, SF_TRUE);
@@ -369,7 +369,7 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 	int rc = 0;
 	FILE *f = ts_fcreate_excl(tmp, "wb");
 	if (!f) {
-		rc = ts_error_set(err, TS_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+		rc = ts_error_set(err, TS_EIO, "%s: cannot write: %s", path, strerror(errno));
 		free(tmp);
 		return rc;
 	}
