@@ -105,16 +105,21 @@ typedef struct ts_build_events {
 } ts_build_events;
 
 typedef struct ts_build_summary {
-	size_t built, chapters; /* chapters built, of all planned */
-	double audio_s;         /* their audio */
+	size_t chapters; /* of the book */
+	size_t built;    /* built by this run */
+	size_t kept;     /* up to date: left as they were */
+	size_t failed;   /* could not be built (reported to diag) */
+	int complete;    /* every chapter of the book is there and up to date */
+	double audio_s;  /* of those built */
 	double elapsed_s;
 } ts_build_summary;
 
 /* Build the planned book into its output folder: the chapters' audio and
  * timing files, manifest.json, playlist.m3u and index.html, each under its
- * final name only when complete.  Returns 0 when the book was written
- * (chapters that failed were reported to diag as errors and left out:
- * sum->built < sum->chapters), TS_ECANCELED when *cancel was set (the
+ * final name only when complete.  A chapter whose files are there, made
+ * with the same key (see ts_chapter_key) is kept as it is, unless
+ * force.  Returns 0 when the book files were written (chapters that
+ * failed were reported to diag as errors: sum->failed), TS_ECANCELED when *cancel was set (the
  * unfinished files are removed), or another code with err filled (the
  * output folder cannot be written, already holds an audiobook without
  * force: TS_EEXIST, ...). */

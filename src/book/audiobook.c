@@ -4,18 +4,9 @@
  * gives, the manifest, playlist and read-along page, and the files of an
  * earlier build that --force replaces.  The command line only passes the
  * settings and shows what this reports. */
-#include "audio/cues.h"
-#include "audio/master.h"
-#include "audio/write.h"
-#include "base/file.h"
-#include "base/lines.h"
 #include "book/build.h"
-#include "book/input.h"
 #include "book/output.h"
-#include "book/readalong.h"
-#include "book/reading.h"
-#include "text/encoding.h"
-#include "tingshu.h"
+#include "book/plan.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -31,22 +22,6 @@
  * chapter is limited heavily: -16 LUFS under -3 dBTP takes about 4 dB
  * with the Mandarin voice, the default -20 LUFS about 0.2. */
 #define HEAVY_LIMITING_DB 3.0
-
-struct ts_plan {
-	ts_build_opts o; /* its strings are the caller's */
-	ts_reading rd;
-	const ts_format *fmt;
-	ts_master_opts mo;
-	ts_book *book;
-	size_t n;
-	int base; /* number of the first chapter: 0 when it is the front matter */
-	char **names, **paths;
-	char *(*timing)[TS_CUES_NFORMATS]; /* timing file names by format */
-	unsigned timing_mask;              /* TS_CUES_* */
-	size_t inputs_failed;
-	ts_diag_fn diag;
-	void *ud;
-};
 
 void ts_build_opts_init(ts_build_opts *o)
 {
@@ -174,6 +149,11 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 	}
 	if ((rc = name_chapters(p, err)))
 		goto fail;
+	if (!(p->selected = malloc(p->n))) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto fail;
+	}
+	memset(p->selected, 1, p->n);
 	*out = p;
 	return 0;
 fail:
@@ -196,6 +176,8 @@ void ts_plan_free(ts_plan *p)
 	free(p->names);
 	free(p->paths);
 	free(p->timing);
+	free(p->selected);
+	free(p->keys);
 	ts_book_free(p->book);
 	ts_reading_free(&p->rd);
 	free(p);
@@ -242,7 +224,7 @@ typedef struct progress {
 	 * until one is, a guess. */
 	double speak_s, finish_s, finish_guess;
 	uint64_t done_samples;
-	size_t chapters_done;
+	size_t chapters_done, chapters; /* of those to build */
 	int rate;
 	double t0; /* ts_seconds() at the start */
 	ts_chapter_result *results;
@@ -258,7 +240,7 @@ static void report_progress(const progress *p)
 	                                        : p->finish_guess;
 	double work = (double)p->done_chars;
 	uint64_t samples = p->done_samples;
-	ts_progress r = {.chapters_done = p->chapters_done, .chapters = p->plan->n, .eta_s = -1};
+	ts_progress r = {.chapters_done = p->chapters_done, .chapters = p->chapters, .eta_s = -1};
 	for (size_t i = 0; i < p->plan->n; i++) {
 		samples += p->partial_samples[i];
 		work += (1 - f) * (double)p->partial[i];
@@ -303,8 +285,12 @@ static void on_event(void *ud, const ts_event *ev)
 		if (r->err.code == 0)
 			diag(p->plan, TS_INFO,
 			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
-			     p->chapters_done, p->plan->n, p->plan->names[i],
+			     p->chapters_done, p->chapters, p->plan->names[i],
 			     p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+		/* The book files say at once what the folder holds now. */
+		size_t present;
+		int complete;
+		ts_folder_write_book(p->plan, &present, &complete, NULL);
 		break;
 	}
 	}
@@ -312,163 +298,88 @@ static void on_event(void *ud, const ts_event *ev)
 		report_progress(p);
 }
 
-/* ---- the output folder ---------------------------------------------- */
-
-/* Make dir and its parents; 0 or -1 with errno. */
-static int make_dirs(const char *dir)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s", dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (mkdir(p, 0777) != 0 && errno != EEXIST)
-		return -1;
-	struct stat st;
-	if (stat(p, &st) != 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode)) {
-		errno = ENOTDIR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Can we create files in dir?  Checked by doing it: access() is wrong
- * for root and for read-only mounts. */
-static int probe_writable(const char *dir)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
-	int fd = ts_create_excl(p);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	unlink(p);
-	return 0;
-}
-
-/* outdir/name into out (at least PATH_MAX bytes). */
-static void in_outdir(const ts_plan *p, const char *name, char *out)
-{
-	snprintf(out, PATH_MAX, "%s/%s", p->o.outdir, name);
-}
-
-/* The folder can be written and holds no audiobook (unless force). */
-static int check_outdir(const ts_plan *p, ts_error *err)
-{
-	const char *outdir = p->o.outdir;
-	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0)
-		return ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
-		                    strerror(errno));
-	char manifest[PATH_MAX];
-	struct stat st;
-	in_outdir(p, "manifest.json", manifest);
-	if (stat(manifest, &st) == 0 && !p->o.force)
-		return ts_error_set(err, TS_EEXIST,
-		                    "%s already holds an audiobook (manifest.json); use --force to "
-		                    "replace it, or -o to choose another folder",
-		                    outdir);
-	return 0;
-}
-
-/* Is name (inside the output folder) the timing file of format t of one
- * of this build's chapters? */
-static int is_new_timing(const ts_plan *p, const char *name, int t)
-{
-	int found = 0;
-	for (size_t i = 0; i < p->n && !found; i++)
-		found = p->timing[i][t] && strcmp(p->timing[i][t], name) == 0;
-	return found;
-}
-
-/* With --force: remove chapter files of the previous build that this one
- * did not make again (their names come from the old playlist): its audio,
- * and the timing files beside it, of any format this build did not write
- * for the same name. */
-static void remove_stale(const ts_plan *p)
-{
-	char path[PATH_MAX], *line;
-	size_t len;
-	ts_lines *r;
-	in_outdir(p, "playlist.m3u", path);
-	if (ts_lines_open(&r, path, PATH_MAX, TS_LINES_SKIP_COMMENTS, NULL))
-		return;
-	while (ts_lines_next(r, &line, &len) > 0) {
-		if (strchr(line, '/') || line[0] == '.')
-			continue;
-		int keep = 0;
-		for (size_t i = 0; i < p->n && !keep; i++)
-			keep = strcmp(p->names[i], line) == 0;
-		if (!keep) {
-			in_outdir(p, line, path);
-			unlink(path);
-		}
-		for (int t = 0; t < TS_CUES_NFORMATS; t++) {
-			char *old = ts_cues_path(line, t);
-			if (old && !((p->timing_mask & (1u << t)) && is_new_timing(p, old, t))) {
-				in_outdir(p, old, path);
-				unlink(path);
-			}
-			free(old);
-		}
-	}
-	ts_lines_close(r);
-}
-
 /* ---- the build ------------------------------------------------------ */
 
-/* What a build collects of its chapters for the book's files. */
-typedef struct book_files {
-	ts_chapter_entry *entries;
-	size_t ok;
-	double total_s;
-} book_files;
+/* What a build works on: which chapters it builds, the records they had. */
+typedef struct work {
+	char *todo;      /* per chapter: to build */
+	ts_record **old; /* per chapter to build: its earlier record, or NULL */
+	size_t ntodo, kept, failed;
+} work;
 
-/* The manifest's entry of chapter i. */
-static void chapter_entry(const ts_plan *p, size_t i, const ts_chapter_result *r, int rate,
-                          ts_chapter_entry *e)
+static void work_free(work *w, size_t n)
 {
-	const ts_chapter *ch = ts_book_chapter(p->book, i);
-	e->index = (int)i + p->base;
-	e->title = ch->title;
-	e->source = ch->display;
-	e->audio = p->names[i];
-	for (int t = 0; t < TS_CUES_NFORMATS; t++)
-		e->timing[t] = p->timing[i][t];
-	e->vtt = p->timing[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
-	e->duration_s = (double)r->samples / rate;
-	e->sentences = r->sentences;
-	e->chars = r->chars;
-	e->front_matter = ch->front_matter;
-	e->input_lufs = r->audio.input_lufs;
-	e->gain_db = r->audio.gain_db;
-	e->output_lufs = r->audio.output_lufs;
-	e->true_peak_db = r->audio.true_peak_db;
-	e->limited_s = r->audio.limited_s;
+	for (size_t i = 0; w->old && i < n; i++)
+		free(w->old[i]);
+	free(w->old);
+	free(w->todo);
 }
 
-/* Each chapter's warning, or its error; the entries of those built; then
- * a warning when the limiter kept chapters from their level, or took much
- * to reach it. */
-static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, book_files *bf)
+/* The key of every chapter; of those selected, the ones to build: all
+ * with --force, else those whose record is missing, has another key or
+ * names files that are not there as they were.  A chapter that cannot be
+ * read is an error of its own.  0, or TS_ENOMEM. */
+static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
+{
+	size_t n = p->n;
+	p->keys = calloc(n, sizeof *p->keys);
+	w->todo = calloc(n, 1);
+	w->old = calloc(n, sizeof *w->old);
+	ts_record *r = malloc(sizeof *r);
+	if (!p->keys || !w->todo || !w->old || !r) {
+		free(r);
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		ts_error e = {0};
+		if (ts_chapter_key(job, i, p->keys[i], &e)) {
+			if (p->selected[i]) {
+				diag(p, TS_ERROR, "%s", ts_error_msg(&e));
+				w->failed++;
+			}
+			continue;
+		}
+		if (!p->selected[i])
+			continue;
+		int had = ts_record_read(p->o.outdir, p->names[i], r, NULL) == 1;
+		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 &&
+		    ts_record_files_ok(p->o.outdir, r)) {
+			w->kept++;
+			continue;
+		}
+		w->todo[i] = 1;
+		w->ntodo++;
+		if (had) {
+			w->old[i] = r;
+			if (!(r = malloc(sizeof *r)))
+				return ts_error_set(err, TS_ENOMEM, NULL);
+		}
+	}
+	free(r);
+	return 0;
+}
+
+/* Each built chapter's warning, or its error; then a warning when the
+ * limiter kept chapters from their level, or took much to reach it. */
+static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int rate, work *w,
+                            ts_build_summary *sum)
 {
 	const ts_master_opts *mo = &p->mo;
 	size_t heavy = 0, heaviest = 0, missed = 0, farthest = 0;
 	double most = 0, worst_miss = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const ts_chapter_result *r = &res[i];
+		if (!w->todo[i])
+			continue;
 		if (r->warning[0])
 			diag(p, TS_WARNING, "%s", r->warning);
 		if (r->err.code) {
 			diag(p, TS_ERROR, "%s", ts_error_msg(&r->err));
+			w->failed++;
 			continue;
 		}
+		sum->built++;
+		sum->audio_s += rate ? (double)r->samples / rate : 0;
 		/* The gain it took beyond the target's to make up for what
 		 * the limiter took off. */
 		double made_up = r->audio.gain_db - (mo->target_lufs - r->audio.input_lufs);
@@ -483,16 +394,13 @@ static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, bo
 				worst_miss = miss, farthest = i;
 			missed++;
 		}
-		ts_chapter_entry *e = &bf->entries[bf->ok++];
-		chapter_entry(p, i, r, rate, e);
-		bf->total_s += e->duration_s;
 	}
 	if (missed)
 		diag(p, TS_WARNING,
 		     "%zu of %zu chapters could not be brought to %g LUFS under a true peak of %g "
 		     "dBTP: the limiter holds them down (the farthest: %s, at %.1f LUFS); a lower "
 		     "--loudness or a higher --true-peak reaches its target",
-		     missed, p->n, mo->target_lufs, mo->ceiling_dbtp, p->names[farthest],
+		     missed, w->ntodo, mo->target_lufs, mo->ceiling_dbtp, p->names[farthest],
 		     res[farthest].audio.output_lufs);
 	else if (heavy)
 		diag(
@@ -500,127 +408,107 @@ static void collect(const ts_plan *p, const ts_chapter_result *res, int rate, bo
 		    "%zu of %zu chapters took more than %.0f dB of limiting to reach %g LUFS under "
 		    "a true peak of %g dBTP (the most: %.1f dB, %s); the speech may sound "
 		    "flattened: a lower --loudness or a higher --true-peak sounds more natural",
-		    heavy, p->n, HEAVY_LIMITING_DB, mo->target_lufs, mo->ceiling_dbtp, most,
+		    heavy, w->ntodo, HEAVY_LIMITING_DB, mo->target_lufs, mo->ceiling_dbtp, most,
 		    p->names[heaviest]);
 }
 
-/* Write text to outdir/name atomically. */
-static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
+/* The job of the worker pool for the chapters of w. */
+static ts_build_job pool_job(const ts_plan *p, const work *w)
 {
-	char path[PATH_MAX];
-	in_outdir(p, name, path);
-	if (ts_buf_error(text))
-		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
-		                    ts_strerror(ts_buf_error(text)));
-	return ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(),
-	                          err);
+	return (ts_build_job){.book = p->book,
+	                      .voice = &p->rd.voice,
+	                      .lang = p->rd.lang,
+	                      .rate_factor = p->o.rate,
+	                      .format = p->fmt,
+	                      .master = p->mo,
+	                      .quality = p->o.quality,
+	                      .author = p->o.author,
+	                      .paths = p->paths,
+	                      .timing = p->timing_mask,
+	                      .workers = p->o.jobs,
+	                      .owner_pid = (long)getpid(),
+	                      .cancel = p->o.cancel,
+	                      .todo = w ? w->todo : NULL,
+	                      .outdir = p->o.outdir,
+	                      .keys = p->keys};
 }
 
-/* manifest.json, playlist.m3u, and the read-along page last: it reads the
- * timing files of the chapters. */
-static int write_book_files(const ts_plan *p, const ts_build_stats *stats, const book_files *bf,
-                            ts_error *err)
-{
-	ts_build_settings set = {.voice = &p->rd.voice,
-	                         .wpm = stats->wpm,
-	                         .rate_factor = p->o.rate,
-	                         .sample_rate =
-	                             ts_master_out_rate(&p->mo, p->fmt, stats->sample_rate),
-	                         .synth_rate = stats->sample_rate,
-	                         .format = p->fmt->name,
-	                         .normalize = p->mo.normalize,
-	                         .target_lufs = p->mo.target_lufs,
-	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
-	                         .quality = p->o.quality,
-	                         .author = p->o.author};
-	const char *title = ts_book_title(p->book);
-	ts_buf text = {0};
-	ts_manifest(&text, title, &set, bf->entries, bf->ok);
-	int rc = put_file(p, "manifest.json", &text, err);
-	ts_buf_clear(&text);
-	ts_playlist(&text, title, bf->entries, bf->ok);
-	if (!rc)
-		rc = put_file(p, "playlist.m3u", &text, err);
-	ts_buf_clear(&text);
-	if (!rc &&
-	    ts_readalong_html(&text, p->o.outdir, title, bf->entries, bf->ok, p->diag, p->ud)) {
-		char path[PATH_MAX];
-		in_outdir(p, "index.html", path);
-		rc = ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
-	}
-	if (!rc)
-		rc = put_file(p, "index.html", &text, err);
-	ts_buf_free(&text);
-	return rc;
-}
-
-/* The worker pool over every chapter, progress reported as it goes. */
-static int run_pool(ts_plan *p, progress *prog, ts_build_stats *stats, ts_error *err)
-{
-	ts_build_job job = {.book = p->book,
-	                    .voice = &p->rd.voice,
-	                    .lang = p->rd.lang,
-	                    .rate_factor = p->o.rate,
-	                    .format = p->fmt,
-	                    .master = p->mo,
-	                    .quality = p->o.quality,
-	                    .author = p->o.author,
-	                    .paths = p->paths,
-	                    .timing = p->timing_mask,
-	                    .workers = p->o.jobs,
-	                    .owner_pid = (long)getpid(),
-	                    .cancel = p->o.cancel};
-	int rc = ts_build_run(&job, prog->results, stats, on_event, prog, err);
-	if (p->o.cancel && *p->o.cancel)
-		return ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
-	if (rc)
-		return rc;
-	diag(p, TS_INFO, "largest worker peak memory: %ld KB", stats->worker_maxrss_kb);
-	return 0;
-}
-
-int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
+/* The worker pool over the chapters to build, progress reported as it
+ * goes; then the files the rebuilt chapters no longer make are removed. */
+static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_summary *sum,
+                    ts_error *err)
 {
 	size_t n = p->n;
-	memset(sum, 0, sizeof *sum);
-	sum->chapters = n;
-	int rc = check_outdir(p, err);
-	if (rc)
-		return rc;
 	ts_build_events none = {0};
-	progress prog = {.plan = p, .ev = ev ? ev : &none, .t0 = ts_seconds()};
+	progress prog = {
+	    .plan = p, .ev = ev ? ev : &none, .t0 = ts_seconds(), .chapters = w->ntodo};
 	/* With loudness on, about a fifth of a chapter's time goes on its
 	 * second pass (bench/finishing.sh); without, next to nothing. */
 	prog.finish_guess = p->mo.normalize ? 0.2 : 0.0;
 	for (size_t i = 0; i < n; i++)
-		prog.total_chars += ts_book_chapter(p->book, i)->chars;
+		if (w->todo[i])
+			prog.total_chars += ts_book_chapter(p->book, i)->chars;
 	prog.partial = calloc(n, sizeof *prog.partial);
 	prog.partial_samples = calloc(n, sizeof *prog.partial_samples);
 	prog.partial_finish = calloc(n, sizeof *prog.partial_finish);
 	prog.results = calloc(n, sizeof *prog.results);
-	book_files bf = {.entries = calloc(n, sizeof *bf.entries)};
 	ts_build_stats stats = {0};
-	if (!prog.partial || !prog.partial_samples || !prog.partial_finish || !prog.results ||
-	    !bf.entries) {
+	int rc = 0;
+	if (!prog.partial || !prog.partial_samples || !prog.partial_finish || !prog.results) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	if ((rc = run_pool(p, &prog, &stats, err)))
+	ts_build_job job = pool_job(p, w);
+	rc = ts_build_run(&job, prog.results, &stats, on_event, &prog, err);
+	if (p->o.cancel && *p->o.cancel) {
+		rc = ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
 		goto out;
-	collect(p, prog.results, stats.sample_rate, &bf);
-	if (p->o.force)
-		remove_stale(p);
-	if ((rc = write_book_files(p, &stats, &bf, err)))
+	}
+	if (rc)
 		goto out;
-	sum->built = bf.ok;
-	sum->audio_s = bf.total_s;
-	sum->elapsed_s = ts_seconds() - prog.t0;
+	diag(p, TS_INFO, "largest worker peak memory: %ld KB", stats.worker_maxrss_kb);
+	for (size_t i = 0; i < n; i++)
+		if (w->todo[i] && !prog.results[i].err.code && w->old[i])
+			ts_folder_remove_superseded(p, i, w->old[i]);
+	report_chapters(p, prog.results, stats.sample_rate, w, sum);
 out:
-	ts_writer_sweep(p->o.outdir, (long)getpid());
 	free(prog.partial);
 	free(prog.partial_samples);
 	free(prog.partial_finish);
 	free(prog.results);
-	free(bf.entries);
+	return rc;
+}
+
+int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
+{
+	double t0 = ts_seconds();
+	work w = {0};
+	size_t present = 0;
+	int complete = 0;
+	memset(sum, 0, sizeof *sum);
+	sum->chapters = p->n;
+	int rc = ts_folder_open(p, err);
+	if (rc)
+		return rc;
+	ts_build_job job = pool_job(p, NULL);
+	if ((rc = plan_work(p, &w, &job, err)))
+		goto out;
+	sum->kept = w.kept;
+	/* A book being built again says so before anything changes. */
+	if (w.ntodo && (rc = ts_folder_write_book(p, &present, &complete, err)))
+		goto out;
+	if (w.ntodo && (rc = run_pool(p, &w, ev, sum, err)))
+		goto out;
+	if ((rc = ts_folder_write_book(p, &present, &complete, err)))
+		goto out;
+	/* What the book no longer has goes once the book is whole. */
+	if (complete)
+		ts_folder_remove_stale(p);
+	sum->failed = w.failed;
+	sum->complete = complete;
+	sum->elapsed_s = ts_seconds() - t0;
+out:
+	ts_writer_sweep(p->o.outdir, (long)getpid());
+	work_free(&w, p->n);
 	return rc;
 }

@@ -11,6 +11,8 @@
  * workers never interleave. */
 #include "book/build.h"
 
+#include "book/state.h"
+
 #include "audio/cues.h"
 #include "audio/finish.h"
 #include "speech/frontend.h"
@@ -252,6 +254,100 @@ out:
 
 /* ---- spoken text (tingshu text) ------------------------------------ */
 
+/* ---- keys --------------------------------------------------------- */
+
+/* Everything of the job that every chapter's bytes depend on. */
+static void key_settings(ts_hash *h, const ts_build_job *job)
+{
+	const ts_voice *v = job->voice;
+	const char *data = NULL, *engine = ts_synth_version(&data);
+	ts_hash_str(h, "tingshu chapter key 1");
+	ts_hash_str(h, TS_VERSION);
+	ts_hash_str(h, engine);
+	ts_hash_str(h, data);
+	const char *vs[] = {v->espeak_voice, v->variant, v->latin_voice};
+	for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++)
+		ts_hash_str(h, vs[i]);
+	const int vi[] = {v->rate,
+	                  v->pitch,
+	                  v->pitch_range,
+	                  v->clause_pause_ms,
+	                  v->sentence_pause_ms,
+	                  v->paragraph_pause_ms,
+	                  v->title_pause_ms,
+	                  v->lead_in_ms,
+	                  v->tail_ms};
+	for (size_t i = 0; i < sizeof vi / sizeof vi[0]; i++)
+		ts_hash_int(h, vi[i]);
+	ts_hash_double(h, job->rate_factor);
+	ts_hash_str(h, job->format->name);
+	ts_hash_int(h, job->master.normalize);
+	ts_hash_double(h, job->master.target_lufs);
+	ts_hash_double(h, job->master.ceiling_dbtp);
+	ts_hash_int(h, job->master.out_rate);
+	ts_hash_int(h, job->quality);
+	ts_hash_str(h, job->author);
+	ts_hash_int(h, job->timing);
+	ts_hash_str(h, ts_book_title(job->book)); /* the album tag */
+	ts_hash_int(h, (int64_t)ts_book_count(job->book));
+}
+
+static int key_chunk(void *ud, const ts_chunk *c)
+{
+	ts_hash *h = ud;
+	ts_hash_str(h, c->text);
+	ts_hash_str(h, c->spoken);
+	ts_hash_int(h, c->brk);
+	return 0;
+}
+
+static int key_sentence(void *ud, const char *text, size_t len)
+{
+	ts_hash *h = ud;
+	ts_hash_int(h, (int64_t)len);
+	ts_hash_bytes(h, text, len);
+	return 0;
+}
+
+int ts_chapter_key(const ts_build_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err)
+{
+	const ts_chapter *ch = ts_book_chapter(job->book, i);
+	const char *slash = strrchr(job->paths[i], '/');
+	ts_hash h;
+	ts_hash_init(&h);
+	key_settings(&h, job);
+	ts_hash_int(&h, (int64_t)i); /* the track tag */
+	ts_hash_str(&h, slash ? slash + 1 : job->paths[i]);
+	ts_hash_str(&h, ch->title);
+	ts_hash_int(&h, ch->title_spoken);
+	int rc = 0;
+	ts_reader *rd = NULL;
+	ts_frontend *fe = ts_frontend_new(job->lang, key_chunk, NULL, &h);
+	if (!fe) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	ts_frontend_set_sentence_fn(fe, key_sentence);
+	/* As ts_speak_chapter() reads it: the title, then the body. */
+	if (ch->title_spoken && (rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
+		goto out;
+	ts_hash_str(&h, "body");
+	if (!(rd = ts_reader_open(ch, &rc))) {
+		ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
+		goto out;
+	}
+	if ((rc = feed_all(rd, fe)) == TS_EIO)
+		ts_error_set(err, rc, "%s: read error", ch->display);
+	else if (rc)
+		ts_error_set(err, rc, "%s: %s", ch->display, ts_strerror(rc));
+out:
+	ts_frontend_free(fe);
+	ts_reader_free(rd);
+	if (!rc)
+		ts_hash_hex(&h, key);
+	return rc;
+}
+
 /* ---- the worker pool ---------------------------------------------- */
 
 enum msg_type { MSG_READY, MSG_INIT_FAIL, MSG_STARTED, MSG_PROGRESS, MSG_DONE };
@@ -318,6 +414,30 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 	write_all(w->res_fd, &m, sizeof m);
 }
 
+/* The record of chapter idx, just built (see state.h); a failure to
+ * write it fails the chapter, which a later build makes again. */
+static void record_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
+                           ts_chapter_result *res)
+{
+	ts_record rec = {.synth_rate = ts_synth_rate(syn),
+	                 .wpm = ts_synth_wpm(syn),
+	                 .samples = res->samples,
+	                 .sentences = res->sentences,
+	                 .chars = res->chars,
+	                 .audio = res->audio};
+	memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
+	const char *slash = strrchr(job->paths[idx], '/');
+	const char *audio = slash ? slash + 1 : job->paths[idx];
+	snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", audio);
+	for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+		char *name = (job->timing & (1u << t)) ? ts_cues_path(audio, t) : NULL;
+		if (name)
+			snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", name);
+		free(name);
+	}
+	ts_record_write(job->outdir, audio, &rec, job->owner_pid, &res->err);
+}
+
 static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 {
 	ts_error err = {0};
@@ -362,6 +482,8 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
 			                 job->paths[idx], job->timing, &wo, &m.res, worker_progress,
 			                 &ctx);
+			if (!m.res.err.code && job->keys)
+				record_chapter(job, idx, syn, &m.res);
 			m.samples = m.res.samples;
 			struct rusage ru;
 			if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -401,14 +523,18 @@ typedef struct worker {
 	int alive;
 } worker;
 
-static size_t *longest_first(const ts_book *b)
+/* The chapters to build (todo[i] set; all when todo is NULL), longest
+ * first; *count gets how many. */
+static size_t *longest_first(const ts_book *b, const char *todo, size_t *count)
 {
-	size_t n = ts_book_count(b);
-	size_t *order = malloc((n ? n : 1) * sizeof *order);
+	size_t all = ts_book_count(b), n = 0;
+	size_t *order = malloc((all ? all : 1) * sizeof *order);
 	if (!order)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
+	for (size_t i = 0; i < all; i++)
+		if (!todo || todo[i])
+			order[n++] = i;
+	*count = n;
 	/* Insertion sort by length, stable: ties keep book order. */
 	for (size_t i = 1; i < n; i++) {
 		size_t x = order[i], j = i;
@@ -432,7 +558,8 @@ typedef struct pool {
 	size_t n; /* chapters */
 	int nw;   /* workers */
 	worker *ws;
-	size_t *order; /* chapters, longest first */
+	size_t *order; /* chapters to build, longest first */
+	size_t norder;
 	size_t next;   /* in order, the next to hand out */
 	char *done;    /* per chapter: its result came */
 	int res_fd;    /* the parent's end of the result pipe */
@@ -535,7 +662,7 @@ static int take_message(pool *p, const msg *m)
 /* Hand idle worker w the next chapter, or let it go when none is left. */
 static void hand_out(pool *p, worker *w)
 {
-	int idx = p->next < p->n ? (int)p->order[p->next++] : -1;
+	int idx = p->next < p->norder ? (int)p->order[p->next++] : -1;
 	w->chapter = idx;
 	if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
 		close(w->cmd_fd);
@@ -592,10 +719,11 @@ static void reap(pool *p)
 int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_stats *stats,
                  ts_event_fn fn, void *ud, ts_error *err)
 {
-	size_t n = ts_book_count(job->book);
+	size_t n = ts_book_count(job->book), norder = 0;
+	size_t *order = longest_first(job->book, job->todo, &norder);
 	int nw = job->workers < 1 ? 1 : job->workers;
-	if ((size_t)nw > n)
-		nw = n ? (int)n : 1;
+	if ((size_t)nw > norder)
+		nw = norder ? (int)norder : 1;
 	pool p = {.job = job,
 	          .results = results,
 	          .stats = stats,
@@ -603,10 +731,11 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 	          .ud = ud,
 	          .n = n,
 	          .nw = nw,
+	          .order = order,
+	          .norder = norder,
 	          .res_fd = -1};
 	int rc = 0, res_pipe[2] = {-1, -1};
 	p.ws = calloc((size_t)nw, sizeof *p.ws);
-	p.order = longest_first(job->book);
 	p.done = calloc(n ? n : 1, 1);
 	memset(stats, 0, sizeof *stats);
 	if (!p.ws || !p.order || !p.done) {
@@ -615,8 +744,11 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 	}
 	for (size_t i = 0; i < n; i++) {
 		memset(&results[i], 0, sizeof results[i]);
-		ts_error_set(&results[i].err, TS_ECHILD, "not built");
+		if (!job->todo || job->todo[i])
+			ts_error_set(&results[i].err, TS_ECHILD, "not built");
 	}
+	if (norder == 0)
+		goto out; /* nothing to build: no worker */
 	if (pipe(res_pipe) != 0) {
 		rc = ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
 		goto out;

@@ -12,6 +12,7 @@
 #include "book/input.h"
 #include "zh/lang.h"
 #include "audio/master.h"
+#include "base/hash.h"
 #include "text/segment.h"
 #include "speech/synth.h"
 #include "speech/voice.h"
@@ -84,7 +85,20 @@ typedef struct ts_build_job {
 	int workers;                   /* >= 1 */
 	long owner_pid;                /* tags temporary files */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
+	/* Which chapters to build (NULL: all), and where to record each one
+	 * built with its key (NULL: no records; see state.h). */
+	const char *todo;
+	const char *outdir;
+	char (*keys)[TS_HASH_HEX];
 } ts_build_job;
+
+/* The key of chapter i of job->book: a hash of everything that decides
+ * the bytes of its files: what eSpeak is told (the text after the front
+ * end: lexicons and rules included), the sentences its timing files hold,
+ * its title and file name, the voice, every setting of job, and the
+ * versions of tingshu and eSpeak NG.  0, or a code with err filled (the
+ * chapter cannot be read). */
+int ts_chapter_key(const ts_build_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err);
 
 typedef struct ts_build_stats {
 	long worker_maxrss_kb; /* largest peak resident size of a worker */

@@ -73,7 +73,8 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		total += ch[i].duration_s;
 	rc |= ts_buf_printf(b, "{\n  \"generator\": \"tingshu %s\",\n  \"title\": ", TS_VERSION);
 	rc |= ts_json_string(b, book_title);
-	rc |= ts_buf_printf(b, ",\n  \"voice\": ");
+	rc |= ts_buf_printf(
+	    b, ",\n  \"complete\": %s,\n  \"voice\": ", set->complete ? "true" : "false");
 	rc |= ts_json_string(b, v->name);
 	rc |= ts_buf_printf(b, ",\n  \"settings\": {\n    \"espeak_voice\": ");
 	rc |= ts_json_string(b, v->espeak_voice);
@@ -129,6 +130,8 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		                    "      \"chars\": %zu,\n      \"front_matter\": %s",
 		                    c->duration_s, c->sentences, c->chars,
 		                    c->front_matter ? "true" : "false");
+		if (c->outdated)
+			rc |= ts_buf_printf(b, ",\n      \"outdated\": true");
 		if (set->normalize) {
 			rc |= ts_buf_printf(b, ",\n      \"loudness\": {\"input_lufs\": ");
 			rc |= json_number(b, c->input_lufs, "%.2f");

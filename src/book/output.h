@@ -34,6 +34,7 @@ typedef struct ts_chapter_entry {
 	size_t sentences;
 	size_t chars;
 	int front_matter;
+	int outdated; /* the files are of an earlier build: the chapter is to be built again */
 	/* Level of the audio (NAN when not measured: normalization off). */
 	double input_lufs;   /* as synthesized */
 	double gain_db;      /* applied */
@@ -54,6 +55,7 @@ typedef struct ts_build_settings {
 	double ceiling_dbtp; /* and true-peak ceiling */
 	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
 	const char *author;  /* --author, or NULL */
+	int complete;        /* every chapter is there and up to date */
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

@@ -330,6 +330,24 @@ static void on_progress(void *ud, const ts_progress *p)
 	progress_shown = 1;
 }
 
+/* The closing line of a build. */
+static void report(const ts_build_summary *s)
+{
+	char audio[64], took[64], kept[64] = "";
+	if (g.quiet)
+		return;
+	if (s->built == 0 && s->failed == 0) {
+		msg("", "%zu chapters up to date in %s", s->kept, bo.outdir);
+		return;
+	}
+	fmt_duration(audio, sizeof audio, s->audio_s);
+	fmt_duration(took, sizeof took, s->elapsed_s);
+	if (s->kept)
+		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
+	msg("", "built %zu of %zu chapters (%s of audio)%s in %s into %s", s->built, s->chapters,
+	    audio, kept, took, bo.outdir);
+}
+
 static void print_plan(const ts_plan *plan)
 {
 	printf("book: %s\n", ts_plan_title(plan));
@@ -377,15 +395,9 @@ static int cmd_build(const command *c, int argc, char **argv)
 		msg("error", "%s", ts_error_msg(&err));
 		status = rc == TS_ECANCELED ? 130 : EXIT_FAILED;
 	} else {
-		if (sum.built < sum.chapters)
+		if (sum.failed)
 			status = EXIT_FAILED;
-		if (!g.quiet) {
-			char audio[64], took[64];
-			fmt_duration(audio, sizeof audio, sum.audio_s);
-			fmt_duration(took, sizeof took, sum.elapsed_s);
-			msg("", "built %zu of %zu chapters (%s of audio) in %s into %s", sum.built,
-			    sum.chapters, audio, took, bo.outdir);
-		}
+		report(&sum);
 	}
 	ts_plan_free(plan);
 	return status;

@@ -149,6 +149,15 @@ int ts_synth_rate(const ts_synth *s)
 {
 	return s->rate;
 }
+const char *ts_synth_version(const char **data_path)
+{
+	const char *path = NULL;
+	const char *v = espeak_Info(&path);
+	if (data_path)
+		*data_path = path;
+	return v ? v : "";
+}
+
 int ts_synth_wpm(const ts_synth *s)
 {
 	return s->wpm;

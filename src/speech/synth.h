@@ -35,6 +35,11 @@ int ts_synth_rate(const ts_synth *s);
 /* The eSpeak speed actually used, in words per minute. */
 int ts_synth_wpm(const ts_synth *s);
 
+/* The version of eSpeak NG ("1.51"), and in *data_path (when not NULL)
+ * the folder of its data, without starting it: part of what decides a
+ * chapter's sound.  eSpeak's own static storage. */
+const char *ts_synth_version(const char **data_path);
+
 /* Speak text (UTF-8, NUL-terminated) and append the samples to out
  * (cleared first).  Returns 0, TS_ENOMEM or TS_ESPEAK. */
 int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out);

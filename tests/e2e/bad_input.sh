@@ -212,30 +212,49 @@ bad_chapter_in_dir)
 	;;
 
 existing_output)
+	# A folder that holds a tingshu book is built into again: what changed
+	# is made again, what the book lost goes (only files tingshu recorded).
 	need_jq
 	mkdir chapters
 	good_chapter chapters/01.txt
 	good_chapter chapters/02.txt
 	run 0 first "$TINGSHU" build -q -o out chapters || e2e_finish
 	cp -a out before
-	# Again without --force: refused, nothing touched.
+	echo "mine" >out/notes.txt
 	rm chapters/02.txt
 	write_chapter chapters/01.txt 1
-	run 1 again "$TINGSHU" build -q -o out chapters
-	err_has existing_output --force out
-	diff -r before out >/dev/null || fail "existing_output: the refused build changed $(diff -rq before out | tr '\n' ' ')"
-	# With --force: replaced, and the old book's chapter 2 is gone.
-	run 0 force "$TINGSHU" build -q --force -o out chapters
-	jq -e '.chapters | length == 1' out/manifest.json >/dev/null ||
-		fail "existing_output: after --force the manifest lists $(jq '.chapters | length' out/manifest.json) chapters, expected 1"
-	cmp -s before/manifest.json out/manifest.json && fail "existing_output: --force did not replace the manifest"
+	run 0 again "$TINGSHU" build -q -o out chapters
+	jq -e '(.chapters | length) == 1 and .complete' out/manifest.json >/dev/null ||
+		fail "existing_output: the manifest lists $(jq '.chapters | length' out/manifest.json) chapters, expected 1, complete"
+	cmp -s before/manifest.json out/manifest.json && fail "existing_output: the manifest was not replaced"
 	mapfile -t audio < <(jq -r '.chapters[].audio' out/manifest.json)
+	cmp -s "before/${audio[0]:-none}" "out/${audio[0]:-none}" &&
+		fail "existing_output: the edited chapter was not built again"
 	for f in out/*.wav; do
 		b=$(basename "$f")
-		[ "$b" = "${audio[0]:-}" ] || fail "existing_output: $b of the old book is still in out/ after --force"
+		[ "$b" = "${audio[0]:-}" ] || fail "existing_output: $b of the old book is still in out/"
 	done
+	ls out/002-* >/dev/null 2>&1 && fail "existing_output: files of the removed chapter are left: $(ls out/002-*)"
+	[ "$(cat out/notes.txt 2>/dev/null)" = mine ] || fail "existing_output: a file tingshu did not make was touched"
 	[ -f "out/${audio[0]:-none}" ] && check_wav "out/${audio[0]}" "" "existing_output"
 	no_temp_files out existing_output
+	;;
+
+foreign_output)
+	# A folder with a manifest.json tingshu did not write is someone
+	# else's: refused, with --force too, and nothing in it touched (an old
+	# --force deleted what a foreign playlist listed).
+	good_chapter ch.txt
+	mkdir out
+	echo '{"player": "mine"}' >out/manifest.json
+	printf '#EXTM3U\nsong.mp3\nphoto.jpg\n' >out/playlist.m3u
+	for f in song.mp3 photo.jpg song.srt song.vtt; do echo "$f" >"out/$f"; done
+	cp -a out before
+	run 1 plain "$TINGSHU" build -q -o out ch.txt
+	err_has foreign_output "not a tingshu audiobook" "-o"
+	run 1 force "$TINGSHU" build -q --force -o out ch.txt
+	err_has foreign_output "not a tingshu audiobook"
+	diff -r before out >/dev/null || fail "foreign_output: the folder changed: $(diff -rq before out | tr '\n' ' ')"
 	;;
 
 lexicon_not_text)

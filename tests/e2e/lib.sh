@@ -129,11 +129,12 @@ fcmp() {
 	awk "BEGIN { exit !($1) }"
 }
 
-# no_temp_files DIR LABEL: nothing in DIR (recursively) starts with '.'.
+# no_temp_files DIR LABEL: nothing in DIR (recursively) starts with '.',
+# but the state folder .tingshu itself (its contents are checked too).
 no_temp_files() {
 	local dir=$1 label=$2 found
 	[ -d "$dir" ] || return 0
-	found=$(find "$dir" -mindepth 1 -name '.*' -print)
+	found=$(find "$dir" -mindepth 1 -name '.*' ! -path "$dir/.tingshu" -print)
 	if [ -n "$found" ]; then
 		fail "$label: temporary files left in $dir: $found"
 	fi

@@ -33,7 +33,8 @@ check_folder() {
 		fail "$label: a file escaped the output folder"
 	# Everything is a plain file directly inside the folder.
 	local sub
-	sub=$(find "$out" -mindepth 1 \( -type d -o -mindepth 2 \) -printf '%P ')
+	sub=$(find "$out" -mindepth 1 ! -path "$out/.tingshu" ! -path "$out/.tingshu/*" \
+		\( -type d -o -path "$out/*/*" \) -printf '%P ')
 	[ -z "$sub" ] || fail "$label: subfolders or nested files in $out: $sub"
 	n=$(find "$out" -mindepth 1 -maxdepth 1 -type f -name '*.wav' | wc -l)
 	[ "$n" -eq "$want" ] || fail "$label: $n audio files in $out, expected $want: $(ls -A "$out" | tr '\n' ' ')"
@@ -46,7 +47,7 @@ check_folder() {
 		[[ "$b" == *\\* ]] && fail "$label: backslash in file name: $(printf '%q' "$b")"
 		[[ "$b" == *:* ]] && fail "$label: colon in file name: $(printf '%q' "$b")"
 		[[ "$b" == -* ]] && fail "$label: file name starts with '-': $(printf '%q' "$b")"
-	done < <(find "$out" -mindepth 1 -print0)
+	done < <(find "$out" -mindepth 1 -path "$out/.tingshu" -prune -o -print0)
 	# The manifest names files only, each of which exists in the folder.
 	jq -e . "$out/manifest.json" >/dev/null 2>&1 || { fail "$label: manifest.json not valid JSON"; return; }
 	local a

@@ -1,0 +1,250 @@
+/* folder.c - the output folder of a book (see plan.h): its checks, the
+ * manifest, playlist and read-along page made from the chapter records,
+ * and the removal of files a build no longer makes: only files a record
+ * names, so that nothing tingshu did not make is ever deleted. */
+#include "book/output.h"
+#include "book/plan.h"
+#include "book/readalong.h"
+
+#include "base/file.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void ts_plan_path(const ts_plan *p, const char *name, char *out)
+{
+	snprintf(out, PATH_MAX, "%s/%s", p->o.outdir, name);
+}
+
+/* Make dir and its parents; 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(p, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* Can we create files in dir?  Checked by doing it: access() is wrong
+ * for root and for read-only mounts. */
+static int probe_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
+	int fd = ts_create_excl(p);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(p);
+	return 0;
+}
+
+/* Was the manifest at path written by tingshu?  Its first lines say. */
+static int tingshu_manifest(const char *path)
+{
+	char head[256] = "";
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(head, 1, sizeof head - 1, f);
+	fclose(f);
+	head[n] = '\0';
+	return strstr(head, "\"generator\": \"tingshu ") != NULL;
+}
+
+int ts_folder_open(const ts_plan *p, ts_error *err)
+{
+	const char *outdir = p->o.outdir;
+	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0)
+		return ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
+		                    strerror(errno));
+	char manifest[PATH_MAX];
+	struct stat st;
+	ts_plan_path(p, "manifest.json", manifest);
+	if (lstat(manifest, &st) == 0 && !ts_state_exists(outdir) && !tingshu_manifest(manifest))
+		return ts_error_set(
+		    err, TS_EEXIST,
+		    "%s holds a manifest.json that tingshu did not write: it is not "
+		    "a tingshu audiobook, and tingshu will not write over its files; "
+		    "choose another folder with -o",
+		    outdir);
+	return ts_state_init(outdir, err);
+}
+
+/* The manifest's entry of chapter i, from its record. */
+static void chapter_entry(const ts_plan *p, size_t i, const ts_record *r, ts_chapter_entry *e)
+{
+	const ts_chapter *ch = ts_book_chapter(p->book, i);
+	e->index = (int)i + p->base;
+	e->title = ch->title;
+	e->source = ch->display;
+	e->audio = p->names[i];
+	for (int t = 0; t < TS_CUES_NFORMATS; t++)
+		e->timing[t] = p->timing[i][t];
+	e->vtt = p->timing[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
+	e->duration_s = (double)r->samples / (r->synth_rate ? r->synth_rate : 1);
+	e->sentences = r->sentences;
+	e->chars = r->chars;
+	e->front_matter = ch->front_matter;
+	e->outdated = !p->keys || strcmp(r->key, p->keys[i]) != 0;
+	e->input_lufs = r->audio.input_lufs;
+	e->gain_db = r->audio.gain_db;
+	e->output_lufs = r->audio.output_lufs;
+	e->true_peak_db = r->audio.true_peak_db;
+	e->limited_s = r->audio.limited_s;
+}
+
+/* Is the record of chapter i the files this plan names for it? */
+static int record_matches(const ts_plan *p, size_t i, const ts_record *r)
+{
+	size_t k = 1;
+	if (strcmp(r->files[0], p->names[i]) != 0)
+		return 0;
+	for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+		if (!p->timing[i][t])
+			continue;
+		if (k >= r->nfiles || strcmp(r->files[k], p->timing[i][t]) != 0)
+			return 0;
+		k++;
+	}
+	return k == r->nfiles;
+}
+
+/* Write text to outdir/name atomically. */
+static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
+{
+	char path[PATH_MAX];
+	ts_plan_path(p, name, path);
+	if (ts_buf_error(text))
+		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
+		                    ts_strerror(ts_buf_error(text)));
+	return ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(),
+	                          err);
+}
+
+/* manifest.json, playlist.m3u, and the read-along page last: it reads the
+ * timing files of the chapters. */
+static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
+                          size_t n, ts_error *err)
+{
+	const char *title = ts_book_title(p->book);
+	ts_buf text = {0};
+	ts_manifest(&text, title, set, e, n);
+	int rc = put_file(p, "manifest.json", &text, err);
+	ts_buf_clear(&text);
+	ts_playlist(&text, title, e, n);
+	if (!rc)
+		rc = put_file(p, "playlist.m3u", &text, err);
+	ts_buf_clear(&text);
+	if (!rc && ts_readalong_html(&text, p->o.outdir, title, e, n, p->diag, p->ud)) {
+		char path[PATH_MAX];
+		ts_plan_path(p, "index.html", path);
+		rc = ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
+	}
+	if (!rc)
+		rc = put_file(p, "index.html", &text, err);
+	ts_buf_free(&text);
+	return rc;
+}
+
+int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err)
+{
+	ts_chapter_entry *e = calloc(p->n ? p->n : 1, sizeof *e);
+	ts_record *r = malloc(sizeof *r);
+	int rc = 0, synth_rate = 0, wpm = 0;
+	size_t k = 0;
+	*complete = 1;
+	if (!e || !r) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		if (ts_record_read(p->o.outdir, p->names[i], r, NULL) != 1 ||
+		    !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
+			*complete = 0;
+			continue;
+		}
+		chapter_entry(p, i, r, &e[k]);
+		*complete &= !e[k++].outdated;
+		if (!synth_rate)
+			synth_rate = r->synth_rate, wpm = r->wpm;
+	}
+	*present = k;
+	if (k == 0)
+		goto out;
+	ts_build_settings set = {.voice = &p->rd.voice,
+	                         .wpm = wpm,
+	                         .rate_factor = p->o.rate,
+	                         .sample_rate = ts_master_out_rate(&p->mo, p->fmt, synth_rate),
+	                         .synth_rate = synth_rate,
+	                         .format = p->fmt->name,
+	                         .normalize = p->mo.normalize,
+	                         .target_lufs = p->mo.target_lufs,
+	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
+	                         .quality = p->o.quality,
+	                         .author = p->o.author,
+	                         .complete = *complete};
+	rc = put_book_files(p, &set, e, k, err);
+out:
+	free(e);
+	free(r);
+	return rc;
+}
+
+/* Remove outdir/name, a file a record names. */
+static void remove_file(const ts_plan *p, const char *name)
+{
+	char path[PATH_MAX];
+	ts_plan_path(p, name, path);
+	unlink(path);
+}
+
+static void remove_if_stale(void *ud, const char *audio)
+{
+	const ts_plan *p = ud;
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], audio) == 0)
+			return;
+	ts_record r;
+	if (ts_record_read(p->o.outdir, audio, &r, NULL) == 1)
+		for (size_t i = 0; i < r.nfiles; i++)
+			remove_file(p, r.files[i]);
+	ts_record_remove(p->o.outdir, audio);
+}
+
+void ts_folder_remove_stale(const ts_plan *p)
+{
+	ts_record_each(p->o.outdir, remove_if_stale, (void *)p);
+}
+
+void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old)
+{
+	for (size_t k = 0; k < old->nfiles; k++) {
+		int kept = strcmp(old->files[k], p->names[i]) == 0;
+		for (int t = 0; t < TS_CUES_NFORMATS && !kept; t++)
+			kept = p->timing[i][t] && strcmp(old->files[k], p->timing[i][t]) == 0;
+		if (!kept)
+			remove_file(p, old->files[k]);
+	}
+}

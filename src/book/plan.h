@@ -1,0 +1,60 @@
+/* plan.h - the planned book as the book layer's own modules see it:
+ * audiobook.c makes the plan and runs the build, folder.c keeps the
+ * output folder (its checks, the book files made from the chapter
+ * records, the files a build no longer makes). */
+#ifndef TS_PLAN_H
+#define TS_PLAN_H
+
+#include "audio/cues.h"
+#include "audio/master.h"
+#include "audio/write.h"
+#include "base/hash.h"
+#include "book/input.h"
+#include "book/reading.h"
+#include "book/state.h"
+#include "tingshu.h"
+
+struct ts_plan {
+	ts_build_opts o; /* its strings are the caller's */
+	ts_reading rd;
+	const ts_format *fmt;
+	ts_master_opts mo;
+	ts_book *book;
+	size_t n;
+	int base; /* number of the first chapter: 0 when it is the front matter */
+	char **names, **paths;
+	char *(*timing)[TS_CUES_NFORMATS]; /* timing file names by format */
+	unsigned timing_mask;              /* TS_CUES_* */
+	char *selected;                    /* per chapter: --chapters / --shard take it */
+	size_t inputs_failed;
+	ts_diag_fn diag;
+	void *ud;
+	/* While building. */
+	char (*keys)[TS_HASH_HEX]; /* of each chapter */
+};
+
+/* outdir/name into out (at least PATH_MAX bytes). */
+void ts_plan_path(const ts_plan *p, const char *name, char *out);
+
+/* The output folder can be written, holds no book but a tingshu one (a
+ * manifest.json without tingshu's state is someone else's: TS_EEXIST),
+ * and has its state folder.  0, or a code with err filled. */
+int ts_folder_open(const ts_plan *p, ts_error *err);
+
+/* manifest.json, playlist.m3u and index.html from the chapter records:
+ * exactly the chapters whose files are in the folder, the book marked
+ * complete when every chapter is there and up to date (p->keys).  When no
+ * chapter is there yet, nothing is written and *present is 0.  0, or a
+ * code with err filled. */
+int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err);
+
+/* Remove what no chapter of the plan owns any more: the files and record
+ * of each recorded chapter not in the plan (only files its record
+ * names). */
+void ts_folder_remove_stale(const ts_plan *p);
+
+/* Remove the files old named that chapter i's files no longer include
+ * (a timing format dropped). */
+void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old);
+
+#endif

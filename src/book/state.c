@@ -1,0 +1,229 @@
+/* state.c - the chapter records of an output folder (see state.h).
+ *
+ * A record is a small text file, one "name value" a line, numbers written
+ * so that they read back exactly (%.17g), which keeps a manifest made from
+ * records byte-identical to one made as the chapters are built.
+ *
+ * Bad-input policy: a record that cannot be read or parsed is reported as
+ * damaged; the caller builds its chapter again, which replaces it. */
+#include "book/state.h"
+
+#include "audio/write.h"
+#include "base/file.h"
+#include "base/lines.h"
+#include "base/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RECORD_MAGIC "tingshu-chapter 1"
+
+/* outdir/.tingshu/chapters[/audio] into b. */
+static int record_path(ts_buf *b, const char *outdir, const char *audio)
+{
+	ts_buf_clear(b);
+	return ts_buf_printf(b, "%s/" TS_STATE_DIR "/chapters%s%s%s", outdir, audio ? "/" : "",
+	                     audio ? audio : "", audio ? ".rec" : "");
+}
+
+static long long file_size(const char *outdir, const char *name)
+{
+	ts_buf p = {0};
+	struct stat st;
+	long long size = -1;
+	if (ts_buf_printf(&p, "%s/%s", outdir, name) == 0 && lstat(p.data, &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		size = (long long)st.st_size;
+	ts_buf_free(&p);
+	return size;
+}
+
+int ts_record_write(const char *outdir, const char *audio, ts_record *r, long owner_pid,
+                    ts_error *err)
+{
+	ts_buf path = {0}, text = {0};
+	for (size_t i = 0; i < r->nfiles; i++)
+		r->sizes[i] = file_size(outdir, r->files[i]);
+	const ts_master_report *a = &r->audio;
+	ts_buf_printf(
+	    &text,
+	    RECORD_MAGIC "\nkey %s\nsynth_rate %d\nwpm %d\nsamples %" PRIu64
+	                 "\nsentences %zu\nchars %zu\nout_rate %d\nframes %" PRIu64
+	                 "\ninput_lufs %.17g\ngain_db %.17g\noutput_lufs %.17g\ntrue_peak_db %.17g"
+	                 "\nlimited_s %.17g\n",
+	    r->key, r->synth_rate, r->wpm, r->samples, r->sentences, r->chars, a->out_rate,
+	    a->frames, a->input_lufs, a->gain_db, a->output_lufs, a->true_peak_db, a->limited_s);
+	for (size_t i = 0; i < r->nfiles; i++)
+		ts_buf_printf(&text, "file %lld %s\n", r->sizes[i], r->files[i]);
+	int rc = ts_buf_error(&text) || record_path(&path, outdir, audio)
+	             ? ts_error_set(err, TS_ENOMEM, NULL)
+	             : ts_write_text_file(path.data, text.data, text.len, owner_pid, err);
+	ts_buf_free(&path);
+	ts_buf_free(&text);
+	return rc;
+}
+
+/* One "name value" line into r; 0, or -1 when it is not one of a record. */
+static int parse_line(ts_record *r, const char *line)
+{
+	const char *sp = strchr(line, ' ');
+	if (!sp)
+		return -1;
+	size_t n = (size_t)(sp - line);
+	const char *v = sp + 1;
+	char *end = NULL;
+#define IS(name) (n == strlen(name) && memcmp(line, name, n) == 0)
+	if (IS("key")) {
+		if (strlen(v) != TS_HASH_HEX - 1)
+			return -1;
+		memcpy(r->key, v, TS_HASH_HEX);
+		return 0;
+	}
+	if (IS("file")) {
+		long long size = strtoll(v, &end, 10);
+		if (end == v || *end != ' ' || r->nfiles == TS_RECORD_FILES ||
+		    strlen(end + 1) >= TS_RECORD_NAME || !end[1] || strchr(end + 1, '/'))
+			return -1;
+		r->sizes[r->nfiles] = size;
+		snprintf(r->files[r->nfiles++], TS_RECORD_NAME, "%s", end + 1);
+		return 0;
+	}
+	double d = strtod(v, &end);
+	if (end == v || *end)
+		return -1;
+	if (IS("synth_rate"))
+		r->synth_rate = (int)d;
+	else if (IS("wpm"))
+		r->wpm = (int)d;
+	else if (IS("samples"))
+		r->samples = strtoull(v, NULL, 10);
+	else if (IS("sentences"))
+		r->sentences = (size_t)d;
+	else if (IS("chars"))
+		r->chars = (size_t)d;
+	else if (IS("out_rate"))
+		r->audio.out_rate = (int)d;
+	else if (IS("frames"))
+		r->audio.frames = strtoull(v, NULL, 10);
+	else if (IS("input_lufs"))
+		r->audio.input_lufs = d;
+	else if (IS("gain_db"))
+		r->audio.gain_db = d;
+	else if (IS("output_lufs"))
+		r->audio.output_lufs = d;
+	else if (IS("true_peak_db"))
+		r->audio.true_peak_db = d;
+	else if (IS("limited_s"))
+		r->audio.limited_s = d;
+		/* Unknown names are for later versions: skipped. */
+#undef IS
+	return 0;
+}
+
+int ts_record_read(const char *outdir, const char *audio, ts_record *r, ts_error *err)
+{
+	ts_buf path = {0};
+	ts_lines *in = NULL;
+	char *line;
+	size_t len;
+	int rc = 0, got, first = 1;
+	memset(r, 0, sizeof *r);
+	if (record_path(&path, outdir, audio)) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	ts_error e = {0};
+	if ((rc = ts_lines_open(&in, path.data, 4096, 0, &e))) {
+		rc = rc == TS_ENOENT ? 0 : ts_error_set(err, rc, "%s", ts_error_msg(&e));
+		goto out;
+	}
+	while ((got = ts_lines_next(in, &line, &len)) > 0) {
+		if (first ? strcmp(line, RECORD_MAGIC) != 0 : parse_line(r, line) != 0) {
+			rc = ts_error_set(err, TS_EINVAL, "%s:%ld: not a chapter record", path.data,
+			                  ts_lines_lineno(in));
+			goto out;
+		}
+		first = 0;
+	}
+	if (got < 0)
+		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
+	else if (!r->key[0] || r->nfiles == 0)
+		rc = ts_error_set(err, TS_EINVAL, "%s: not a chapter record", path.data);
+	else
+		rc = 1;
+out:
+	ts_lines_close(in);
+	ts_buf_free(&path);
+	return rc;
+}
+
+int ts_record_files_ok(const char *outdir, const ts_record *r)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (file_size(outdir, r->files[i]) != r->sizes[i])
+			return 0;
+	return r->nfiles > 0;
+}
+
+void ts_record_remove(const char *outdir, const char *audio)
+{
+	ts_buf path = {0};
+	if (record_path(&path, outdir, audio) == 0)
+		unlink(path.data);
+	ts_buf_free(&path);
+}
+
+int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud)
+{
+	ts_buf path = {0};
+	if (record_path(&path, outdir, NULL))
+		return TS_ENOMEM;
+	DIR *d = opendir(path.data);
+	ts_buf_free(&path);
+	if (!d)
+		return errno == ENOENT ? 0 : TS_EIO;
+	struct dirent *e;
+	ts_buf name = {0};
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l <= 4 || strcmp(e->d_name + l - 4, ".rec") != 0)
+			continue;
+		ts_buf_clear(&name);
+		if (ts_buf_append(&name, e->d_name, l - 4) == 0)
+			fn(ud, name.data);
+	}
+	ts_buf_free(&name);
+	closedir(d);
+	return 0;
+}
+
+int ts_state_init(const char *outdir, ts_error *err)
+{
+	ts_buf p = {0};
+	int rc = 0;
+	if (ts_buf_printf(&p, "%s/" TS_STATE_DIR, outdir))
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	if (mkdir(p.data, 0777) != 0 && errno != EEXIST)
+		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
+	if (!rc &&
+	    (ts_buf_printf(&p, "/chapters") || (mkdir(p.data, 0777) != 0 && errno != EEXIST)))
+		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
+	ts_buf_free(&p);
+	return rc;
+}
+
+int ts_state_exists(const char *outdir)
+{
+	ts_buf p = {0};
+	struct stat st;
+	int ok = ts_buf_printf(&p, "%s/" TS_STATE_DIR "/chapters", outdir) == 0 &&
+	         lstat(p.data, &st) == 0 && S_ISDIR(st.st_mode);
+	ts_buf_free(&p);
+	return ok;
+}
