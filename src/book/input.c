@@ -528,6 +528,202 @@ enum scan_mode {
 };
 #define NOT_UTF8 1 /* scan_utf8() in SCAN_TRY mode: the file is not UTF-8 text */
 
+/* The byte side of a scan (struct scan is the chapter side): where it is
+ * in the file and what it has read of the line it is in.  The file is
+ * read in blocks of SCAN_BLOCK bytes, so memory does not depend on the
+ * length of a line; a character that the end of a block cuts in two is
+ * kept in carry and read again at the start of the next block. */
+typedef struct line_reader {
+	scan *sc; /* is given each line as it ends */
+	FILE *f;
+	enum scan_mode mode;
+	utf8_fault *fault;  /* where a SCAN_TRY scan stopped */
+	unsigned char *buf; /* SCAN_BLOCK bytes */
+	unsigned char carry[4];
+	size_t ncarry;
+	line_info li; /* the line being read */
+	long off;     /* offset in the file of the byte being read */
+	long lineno;  /* its line, from 1 */
+} line_reader;
+
+/* A new line at offset start, with nothing of it read yet. */
+static void line_begin(line_info *li, long start)
+{
+	memset(li, 0, sizeof *li);
+	li->start = start;
+	li->complete = 1;
+}
+
+/* The line ends before offset end; the next one starts at next.  The CR
+ * of a CRLF line ending (Windows editors) is not part of the line. */
+static void line_finish(line_info *li, long end, long next)
+{
+	li->end = end;
+	li->next = next;
+	if (li->head_len > 0 && li->head[li->head_len - 1] == '\r')
+		li->head_len--, li->end--;
+}
+
+/* Add the character s[0..k), code point cp, to the line: headings are
+ * short, so only the line's first bytes are kept, but every visible
+ * character is counted (a line of spaces is blank). */
+static void line_add(line_info *li, const unsigned char *s, size_t k, uint32_t cp)
+{
+	if (li->head_len + k < HEAD_BYTES) {
+		memcpy(li->head + li->head_len, s, k);
+		li->head_len += k;
+	} else {
+		li->complete = 0;
+	}
+	if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F)
+		li->chars++;
+}
+
+/* What is wrong with a byte that is not UTF-8 text. */
+enum fault_kind {
+	CUT_AT_END, /* the file ends inside a character */
+	NUL_BYTE,   /* a binary file, or text in UTF-16 */
+	INVALID,    /* not UTF-8: another encoding */
+};
+
+/* The reader met byte, at r->off, which is not UTF-8 text.  In SCAN_TRY
+ * mode that is not an error yet - the caller decodes the file and scans
+ * it again - so only note where and return NOT_UTF8; in SCAN_STRICT mode
+ * report it and return its error code. */
+static int not_text(const line_reader *r, enum fault_kind kind, unsigned char byte)
+{
+	ts_book *b = r->sc->b;
+	const char *display = r->sc->display;
+	if (r->mode == SCAN_TRY) {
+		*r->fault = (utf8_fault){.line = r->lineno, .offset = r->off, .byte = byte};
+		return NOT_UTF8;
+	}
+	if (kind == NUL_BYTE) {
+		diag(b, TS_ERROR, "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
+		     display, r->lineno, r->off);
+		return TS_EBINARY;
+	}
+	if (kind == CUT_AT_END)
+		diag(b, TS_ERROR,
+		     "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
+		     "give the file's encoding with --encoding NAME, or convert it to UTF-8",
+		     display, r->lineno, r->off);
+	else
+		diag(b, TS_ERROR,
+		     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file is not UTF-8 text: "
+		     "give its encoding with --encoding NAME, or convert it to UTF-8",
+		     display, r->lineno, r->off, byte);
+	return TS_EUTF8;
+}
+
+/* Read the bytes buf[i..n) of a block into the current line, handing
+ * each line that ends to on_line(). */
+static int read_block(line_reader *r, size_t i, size_t n)
+{
+	int rc;
+	while (i < n) {
+		unsigned char ch = r->buf[i];
+		if (ch == '\n') {
+			line_finish(&r->li, r->off, r->off + 1);
+			if ((rc = on_line(r->sc, &r->li, r->lineno)))
+				return rc;
+			r->lineno++;
+			i++;
+			r->off++;
+			line_begin(&r->li, r->off);
+			continue;
+		}
+		if (ch == 0)
+			return not_text(r, NUL_BYTE, ch);
+		uint32_t cp = ch;
+		int k = 1;
+		if (ch >= 0x80 && (k = ts_utf8_decode(r->buf + i, n - i, &cp)) == 0) {
+			/* Maybe only cut short by the end of the block: the
+			 * next block decides. */
+			if (n - i < 4 && !feof(r->f)) {
+				r->ncarry = n - i;
+				memcpy(r->carry, r->buf + i, r->ncarry);
+				return 0;
+			}
+			return not_text(r, INVALID, ch);
+		}
+		line_add(&r->li, r->buf + i, (size_t)k, cp);
+		i += (size_t)k;
+		r->off += k;
+	}
+	return 0;
+}
+
+/* Read the whole file into lines for on_line(), block by block: the
+ * last line too when the file does not end with a newline. */
+static int read_lines(line_reader *r)
+{
+	int first = 1, rc;
+	size_t got;
+	while ((got = fread(r->buf + r->ncarry, 1, SCAN_BLOCK - r->ncarry, r->f)) > 0 ||
+	       r->ncarry > 0) {
+		if (got == 0)
+			return not_text(r, CUT_AT_END, r->carry[0]);
+		memcpy(r->buf, r->carry, r->ncarry);
+		size_t n = r->ncarry + got;
+		r->ncarry = 0;
+		size_t i = 0;
+		if (first) {
+			first = 0;
+			i = ts_utf8_bom((const char *)r->buf, n); /* skipped: not text */
+			r->off = r->li.start = (long)i;
+		}
+		if ((rc = read_block(r, i, n)))
+			return rc;
+	}
+	if (ferror(r->f)) {
+		diag(r->sc->b, TS_ERROR, "%s: read error: %s", r->sc->display, strerror(errno));
+		return TS_EIO;
+	}
+	line_finish(&r->li, r->off, r->off);
+	if (r->li.end > r->li.start)
+		return on_line(r->sc, &r->li, r->lineno);
+	return 0;
+}
+
+/* The file is read: close the chapter still open and warn about what had
+ * no text.  The first file scanned names the book: by its front matter's
+ * first line, or else by its file name. */
+static int scan_finish(scan *sc)
+{
+	ts_book *b = sc->b;
+	int rc;
+	if (sc->pending_title[0] && !sc->have) {
+		/* A volume heading with nothing after it. */
+		scan_warn(sc, "%s: heading \"%s\" has no text; skipped", sc->display,
+		          sc->pending_title);
+	}
+	if (sc->have && sc->front && !sc->saw_heading) {
+		/* No heading at all: the whole file is one chapter. */
+		sc->front = 0;
+		sc->first_line_taken = 0;
+	}
+	int titled =
+	    sc->have && sc->front ? sc->first_line_taken : sc->saw_heading && sc->first_line_taken;
+	if (sc->have && sc->front)
+		rc = close_front(sc);
+	else
+		rc = close_chapter(sc);
+	if (rc)
+		return rc;
+	if (sc->added == 0 && !sc->saw_heading)
+		scan_warn(sc, "%s: no text; skipped", sc->display);
+	if (!b->title) {
+		b->title = ts_strdup(titled ? sc->first_line : sc->stem);
+		if (!b->title)
+			rc = TS_ENOMEM;
+	}
+	free(b->text_path);
+	if (!(b->text_path = ts_strdup(sc->source)))
+		rc = TS_ENOMEM;
+	return rc;
+}
+
 /* Scan one UTF-8 file.  mode_book: split at headings.  In SCAN_TRY mode a
  * byte that is not UTF-8 text (invalid, or NUL) undoes the scan - the
  * chapters it added are dropped, its warnings too - and returns NOT_UTF8
@@ -542,157 +738,20 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 	           .mode_book = mode_book,
 	           .source = path,
 	           .hold = mode == SCAN_TRY};
-	unsigned char *buf = NULL;
+	line_reader r = {.sc = &sc, .mode = mode, .fault = fault, .lineno = 1};
 	size_t first_chapter = b->n;
-	FILE *f = open_input(b, path, display, &rc);
-	if (!f)
+	r.f = open_input(b, path, display, &rc);
+	if (!r.f)
 		return rc;
 	sc.stem = file_stem(display);
-	buf = malloc(SCAN_BLOCK);
-	if (!sc.stem || !buf) {
+	r.buf = malloc(SCAN_BLOCK);
+	if (!sc.stem || !r.buf) {
 		rc = TS_ENOMEM;
 		goto out;
 	}
-	line_info li = {.complete = 1};
-	long off = 0, lineno = 1;
-	unsigned char carry[4];
-	size_t ncarry = 0;
-	int first = 1;
-	size_t got;
-	while ((got = fread(buf + ncarry, 1, SCAN_BLOCK - ncarry, f)) > 0 || ncarry > 0) {
-		if (got == 0) { /* a truncated character at the end of the file */
-			if (mode == SCAN_TRY) {
-				*fault =
-				    (utf8_fault){.line = lineno, .offset = off, .byte = carry[0]};
-				rc = NOT_UTF8;
-				goto out;
-			}
-			diag(
-			    b, 1,
-			    "%s:%ld: invalid UTF-8 at byte %ld (the file ends inside a character); "
-			    "give the file's encoding with --encoding NAME, or convert it to UTF-8",
-			    display, lineno, off);
-			rc = TS_EUTF8;
-			goto out;
-		}
-		memcpy(buf, carry, ncarry);
-		size_t n = ncarry + got;
-		ncarry = 0;
-		size_t i = 0;
-		if (first) {
-			first = 0;
-			i = ts_utf8_bom((const char *)buf, n); /* skipped: not text */
-			off = li.start = (long)i;
-		}
-		while (i < n) {
-			unsigned char ch = buf[i];
-			if (ch == '\n') {
-				li.end = off;
-				if (li.head_len > 0 && li.head[li.head_len - 1] == '\r')
-					li.head_len--, li.end--;
-				li.next = off + 1;
-				if ((rc = on_line(&sc, &li, lineno)))
-					goto out;
-				lineno++;
-				i++;
-				off++;
-				memset(&li, 0, sizeof li);
-				li.start = off;
-				li.complete = 1;
-				continue;
-			}
-			if (ch == 0) {
-				if (mode == SCAN_TRY) {
-					*fault = (utf8_fault){.line = lineno, .offset = off};
-					rc = NOT_UTF8;
-					goto out;
-				}
-				diag(
-				    b, 1,
-				    "%s:%ld: NUL byte at byte %ld: this is a binary file, not text",
-				    display, lineno, off);
-				rc = TS_EBINARY;
-				goto out;
-			}
-			uint32_t cp = ch;
-			int k = 1;
-			if (ch >= 0x80) {
-				k = ts_utf8_decode(buf + i, n - i, &cp);
-				if (k == 0) {
-					if (n - i < 4 && !feof(f)) {
-						ncarry = n - i;
-						memcpy(carry, buf + i, ncarry);
-						break;
-					}
-					if (mode == SCAN_TRY) {
-						*fault = (utf8_fault){
-						    .line = lineno, .offset = off, .byte = ch};
-						rc = NOT_UTF8;
-						goto out;
-					}
-					diag(b, TS_ERROR,
-					     "%s:%ld: invalid UTF-8 at byte %ld (0x%02X); the file "
-					     "is not UTF-8 "
-					     "text: give its encoding with --encoding NAME, or "
-					     "convert it to "
-					     "UTF-8",
-					     display, lineno, off, ch);
-					rc = TS_EUTF8;
-					goto out;
-				}
-			}
-			if (li.head_len + (size_t)k < HEAD_BYTES) {
-				memcpy(li.head + li.head_len, buf + i, (size_t)k);
-				li.head_len += (size_t)k;
-			} else {
-				li.complete = 0;
-			}
-			if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F)
-				li.chars++;
-			i += (size_t)k;
-			off += k;
-		}
-	}
-	if (ferror(f)) {
-		diag(b, TS_ERROR, "%s: read error: %s", display, strerror(errno));
-		rc = TS_EIO;
-		goto out;
-	}
-	/* The last line, when the file does not end with a newline. */
-	li.end = off;
-	li.next = off;
-	if (li.head_len > 0 && li.head[li.head_len - 1] == '\r')
-		li.head_len--, li.end--;
-	if (li.end > li.start && (rc = on_line(&sc, &li, lineno)))
-		goto out;
-	if (sc.pending_title[0] && !sc.have) {
-		/* A volume heading with nothing after it. */
-		scan_warn(&sc, "%s: heading \"%s\" has no text; skipped", display,
-		          sc.pending_title);
-	}
-	if (sc.have && sc.front && !sc.saw_heading) {
-		/* No heading at all: the whole file is one chapter. */
-		sc.front = 0;
-		sc.first_line_taken = 0;
-	}
-	int titled =
-	    sc.have && sc.front ? sc.first_line_taken : sc.saw_heading && sc.first_line_taken;
-	if (sc.have && sc.front)
-		rc = close_front(&sc);
-	else
-		rc = close_chapter(&sc);
-	if (rc)
-		goto out;
-	if (sc.added == 0 && !sc.saw_heading)
-		scan_warn(&sc, "%s: no text; skipped", display);
-	if (!b->title) {
-		b->title = ts_strdup(titled ? sc.first_line : sc.stem);
-		if (!b->title)
-			rc = TS_ENOMEM;
-	}
-	free(b->text_path);
-	if (!(b->text_path = ts_strdup(path)))
-		rc = TS_ENOMEM;
+	line_begin(&r.li, 0);
+	if (!(rc = read_lines(&r)))
+		rc = scan_finish(&sc);
 out:
 	if (rc == NOT_UTF8) {
 		while (b->n > first_chapter)
@@ -701,9 +760,9 @@ out:
 		scan_flush_warnings(&sc);
 	}
 	ts_buf_free(&sc.held);
-	free(buf);
+	free(r.buf);
 	free(sc.stem);
-	fclose(f);
+	fclose(r.f);
 	return rc;
 }
 

@@ -118,8 +118,9 @@ static int check_words(const ts_lexicon *lx, int first, const unsigned char *run
 	return 0;
 }
 
-/* Everything the lookups rely on; 0 or a reason. */
-static const char *check(ts_lexicon *lx)
+/* The header: counts, and the offsets of the sections, stored in off[0..9)
+ * with the file's size in off[9]; sets where each section starts. */
+static const char *check_header(ts_lexicon *lx, uint32_t off[10])
 {
 	const unsigned char *m = lx->map;
 	if (lx->size < HEADER_SIZE || memcmp(m, "TSLEX\0\0\0", 8) != 0)
@@ -134,7 +135,6 @@ static const char *check(ts_lexicon *lx)
 	lx->nwords = rd32(m + 28);
 	uint32_t total = rd32(m + 32);
 	lx->max_len = rd32(m + 36);
-	uint32_t off[10];
 	for (int i = 0; i < 9; i++)
 		off[i] = rd32(m + 40 + 4 * i);
 	off[9] = (uint32_t)lx->size;
@@ -158,7 +158,12 @@ static const char *check(ts_lexicon *lx)
 	lx->ngroup_words = (off[8] - off[7]) / 4;
 	lx->words_size = off[9] - off[8];
 	lx->ln_total = log((double)total);
+	return NULL;
+}
 
+/* The syllables, and the pages that map code points to characters. */
+static const char *check_tables(const ts_lexicon *lx, const uint32_t off[10])
+{
 	if ((size_t)(lx->nsyl + 1) * 4 > off[1] - off[0])
 		return "syllable table";
 	for (uint32_t s = 0; s < lx->nsyl; s++) {
@@ -174,6 +179,12 @@ static const char *check(ts_lexicon *lx)
 	for (size_t i = 0; i < lx->nslots * 256; i++)
 		if (rd16(lx->pages + 2 * i) > lx->nchar)
 			return "pages";
+	return NULL;
+}
+
+/* The characters: their code points and their readings. */
+static const char *check_chars(const ts_lexicon *lx, const uint32_t off[10])
+{
 	if ((size_t)lx->nchar * CHAR_SIZE > off[5] - off[4] ||
 	    (size_t)lx->nchar * 2 > off[6] - off[5])
 		return "character table";
@@ -190,42 +201,62 @@ static const char *check(ts_lexicon *lx)
 			if (rd16(lx->readings + 2 * (first + k)) >= lx->nsyl)
 				return "readings";
 	}
+	return NULL;
+}
+
+/* The word group at g of character c: its runs of words, one per length,
+ * lengths ascending, then the second characters of its words, ascending,
+ * each with lengths that have a run. */
+static const char *check_group(const ts_lexicon *lx, uint32_t c, uint32_t g)
+{
+	if (g >= lx->ngroup_words)
+		return "word groups";
+	uint32_t n = rd32(lx->groups + 4 * (size_t)g);
+	if (n > TS_LEX_MAX_WORD || (size_t)g + 1 + 2 * (size_t)n > lx->ngroup_words)
+		return "word groups";
+	unsigned prev = 1;
+	uint32_t lengths = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t e = rd32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
+		uint32_t at = rd32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
+		unsigned L = e & 0xFF;
+		uint32_t count = e >> 8;
+		if (L <= prev || L > lx->max_len || at > lx->words_size ||
+		    (uint64_t)count * record_size(L) > lx->words_size - at)
+			return "word groups";
+		prev = L;
+		lengths |= 1u << (L - 1);
+		if (check_words(lx, (int)c, lx->words + at, L, count))
+			return "word records";
+	}
+	size_t p = (size_t)g + 1 + 2 * (size_t)n;
+	if (p >= lx->ngroup_words)
+		return "word groups";
+	uint32_t np = rd32(lx->groups + 4 * p);
+	if (np > lx->nchar || p + 1 + np > lx->ngroup_words)
+		return "second characters";
+	for (uint32_t i = 0; i < np; i++) {
+		uint32_t e = rd32(lx->groups + 4 * (p + 1 + i));
+		if ((e & 0xFFFF) >= lx->nchar || (e >> 16) == 0 || (e >> 16) & ~lengths ||
+		    (i > 0 && (e & 0xFFFF) <= (rd32(lx->groups + 4 * (p + i)) & 0xFFFF)))
+			return "second characters";
+	}
+	return NULL;
+}
+
+/* Everything the lookups rely on; 0 or a reason.  Each check may rely on
+ * the ones before it. */
+static const char *check(ts_lexicon *lx)
+{
+	uint32_t off[10];
+	const char *why;
+	if ((why = check_header(lx, off)) || (why = check_tables(lx, off)) ||
+	    (why = check_chars(lx, off)))
+		return why;
 	for (uint32_t c = 0; c < lx->nchar; c++) {
 		uint32_t g = rd32(char_rec(lx, (int)c) + 4);
-		if (g == NO_GROUP)
-			continue;
-		if (g >= lx->ngroup_words)
-			return "word groups";
-		uint32_t n = rd32(lx->groups + 4 * (size_t)g);
-		if (n > TS_LEX_MAX_WORD || (size_t)g + 1 + 2 * (size_t)n > lx->ngroup_words)
-			return "word groups";
-		unsigned prev = 1;
-		uint32_t lengths = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t e = rd32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
-			uint32_t at = rd32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
-			unsigned L = e & 0xFF;
-			uint32_t count = e >> 8;
-			if (L <= prev || L > lx->max_len || at > lx->words_size ||
-			    (uint64_t)count * record_size(L) > lx->words_size - at)
-				return "word groups";
-			prev = L;
-			lengths |= 1u << (L - 1);
-			if (check_words(lx, (int)c, lx->words + at, L, count))
-				return "word records";
-		}
-		size_t p = (size_t)g + 1 + 2 * (size_t)n;
-		if (p >= lx->ngroup_words)
-			return "word groups";
-		uint32_t np = rd32(lx->groups + 4 * p);
-		if (np > lx->nchar || p + 1 + np > lx->ngroup_words)
-			return "second characters";
-		for (uint32_t i = 0; i < np; i++) {
-			uint32_t e = rd32(lx->groups + 4 * (p + 1 + i));
-			if ((e & 0xFFFF) >= lx->nchar || (e >> 16) == 0 || (e >> 16) & ~lengths ||
-			    (i > 0 && (e & 0xFFFF) <= (rd32(lx->groups + 4 * (p + i)) & 0xFFFF)))
-				return "second characters";
-		}
+		if (g != NO_GROUP && (why = check_group(lx, c, g)))
+			return why;
 	}
 	return NULL;
 }

@@ -598,11 +598,131 @@ static size_t read_dotted(const reader *r, size_t k)
 
 static size_t read_number(const reader *r, size_t k);
 
-/* After a number at [x.s, x.e): %, ‰, a fraction, a range, a unit. */
-static size_t read_number_at(const reader *r, size_t k, const char *sign)
+/* The helpers below read what follows the number x, with sign (or NULL)
+ * said before it; each returns the end of what it read, or 0 when what
+ * follows x is not its kind. */
+
+/* Percent and per mille: 百分之 before the number.  3%-5% is a range. */
+static size_t read_percent(const reader *r, const num *x, const char *sign)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, j = x->e;
+	if (!(j < m && (c[j] == '%' || c[j] == 0xFF05 || c[j] == 0x2030)))
+		return 0;
+	if (sign)
+		put(r->o, sign);
+	put(r->o, c[j] == 0x2030 ? "千分之" : "百分之");
+	if (!x->frac && strcmp(x->ip, "100") == 0 && c[j] != 0x2030)
+		put(r->o, "百");
+	else
+		read_num(x, CARD, r->o);
+	j++;
+	/* 3%-5% or 3%~5% */
+	if (j + 1 < m && is_range_mark(c[j]) && ts_is_digit(c[j + 1])) {
+		put(r->o, "到");
+		return read_number(r, j + 1);
+	}
+	return j;
+}
+
+/* A fraction: 3/4 -> 四分之三; not when a / or a letter follows the second
+ * number (1/2/3, 3/4a), nor with a decimal point on either side. */
+static size_t read_fraction(const reader *r, const num *x, const char *sign)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, j = x->e;
+	num d;
+	if (x->frac || !(j + 1 < m && c[j] == '/' && ts_is_digit(c[j + 1])))
+		return 0;
+	parse_num(c, m, j + 1, &d);
+	if (d.frac || (d.e < m && (c[d.e] == '/' || ts_is_latin(c[d.e]))))
+		return 0;
+	if (sign)
+		put(r->o, sign);
+	if (strspn(d.ip, "0") == d.ni) {
+		read_num(x, CARD, r->o);
+		put(r->o, "除以零");
+	} else {
+		read_num(&d, CARD, r->o);
+		put(r->o, "分之");
+		read_num(x, CARD, r->o);
+	}
+	return d.e;
+}
+
+/* 2022-2023赛季: are x and y, ending before after, a span of years, both
+ * said digit by digit?  1000-2000元 is an amount. */
+static int is_year_span(const reader *r, const num *x, const num *y, size_t after)
 {
 	const uint32_t *c = r->c;
 	size_t m = r->m;
+	int years = !x->frac && !y->frac && x->ni == 4 && y->ni == 4 && x->ip[0] >= '1' &&
+	            x->ip[0] <= '2' && y->ip[0] >= '1' && y->ip[0] <= '2' &&
+	            strcmp(y->ip, x->ip) > 0;
+	if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
+	    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
+		years =
+		    !(after < m && (match_words(r, after, TS_WORDS_MEASURES, 0) ||
+		                    match_words(r, after, TS_WORDS_UNITS, 1) || c[after] == '%')) &&
+		    memcmp(x->ip + 2, "00", 2) != 0 && memcmp(y->ip + 2, "00", 2) != 0;
+	return years;
+}
+
+/* A range: 3-5天, 3~5, 3—5; the unit after the second number decides how
+ * both are said (两到三个).  5 - 3 with spaces, or followed by =, is a
+ * subtraction, not a range. */
+static size_t read_range(const reader *r, const num *x, const char *sign)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, rj = x->e;
+	if (!(rj + 1 < m && is_range_mark(c[rj]) &&
+	      (ts_is_digit(c[rj + 1]) ||
+	       (rj + 2 < m && is_minus(c[rj + 1]) && ts_is_digit(c[rj + 2])))))
+		return 0;
+	num y;
+	size_t ys = ts_is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
+	parse_num(c, m, ys, &y);
+	size_t after = y.e;
+	int minus = is_minus(c[rj]) && after < m &&
+	            (c[after] == '=' || c[after] == 0xFF1D ||
+	             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
+	if (minus)
+		return 0;
+	if (!sign && is_year_span(r, x, &y, after)) {
+		read_digits(x->ip, 4, r->o);
+		put(r->o, "到");
+		read_digits(y.ip, 4, r->o);
+		return after;
+	}
+	int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
+	if (sign)
+		put(r->o, sign);
+	if (pct)
+		put(r->o, "百分之");
+	read_num(x, pct ? CARD : int_style(r, x, after), r->o);
+	put(r->o, "到");
+	return read_number(r, rj + 1);
+}
+
+/* A unit, maybe after a space: 5kg, 3.5 km, 37℃. */
+static size_t read_with_unit(const reader *r, const num *x, const char *sign)
+{
+	size_t j = x->e;
+	size_t uj = j < r->m && r->c[j] == ' ' ? j + 1 : j;
+	const ts_word *u = match_words(r, uj, TS_WORDS_UNITS, 1);
+	if (!u)
+		return 0;
+	if (sign)
+		put(r->o, sign);
+	read_num(x, x->ni >= 7 && !x->commas ? CARD : CARD_LIANG, r->o);
+	put(r->o, u->said);
+	return uj + u->len;
+}
+
+/* A number at k: a date, a time, a code or a dotted number, or a number
+ * with what follows it: %, ‰, a fraction, a range, a unit. */
+static size_t read_number_at(const reader *r, size_t k, const char *sign)
+{
 	size_t end;
 	if (!sign) {
 		if ((end = read_date(r, k)) || (end = read_colon(r, k)) ||
@@ -610,104 +730,14 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 			return end;
 	}
 	num x;
-	parse_num(c, m, k, &x);
-	size_t j = x.e;
-
-	/* Percent and per mille: 百分之 before the number. */
-	if (j < m && (c[j] == '%' || c[j] == 0xFF05 || c[j] == 0x2030)) {
-		if (sign)
-			put(r->o, sign);
-		put(r->o, c[j] == 0x2030 ? "千分之" : "百分之");
-		if (!x.frac && strcmp(x.ip, "100") == 0 && c[j] != 0x2030)
-			put(r->o, "百");
-		else
-			read_num(&x, CARD, r->o);
-		j++;
-		/* 3%-5% or 3%~5% */
-		if (j + 1 < m && is_range_mark(c[j]) && ts_is_digit(c[j + 1])) {
-			put(r->o, "到");
-			return read_number(r, j + 1);
-		}
-		return j;
-	}
-
-	/* A fraction: 3/4 -> 四分之三. */
-	if (!x.frac && j + 1 < m && c[j] == '/' && ts_is_digit(c[j + 1])) {
-		num d;
-		parse_num(c, m, j + 1, &d);
-		if (!d.frac && !(d.e < m && (c[d.e] == '/' || ts_is_latin(c[d.e])))) {
-			if (sign)
-				put(r->o, sign);
-			if (strspn(d.ip, "0") == d.ni) {
-				read_num(&x, CARD, r->o);
-				put(r->o, "除以零");
-			} else {
-				read_num(&d, CARD, r->o);
-				put(r->o, "分之");
-				read_num(&x, CARD, r->o);
-			}
-			return d.e;
-		}
-	}
-
-	/* A range: 3-5天, 3~5, 3—5; the unit after the second number
-	 * decides how both are said (两到三个).  5 - 3 with spaces, or
-	 * followed by =, is a subtraction. */
-	size_t rj = j;
-	if (rj + 1 < m && is_range_mark(c[rj]) &&
-	    (ts_is_digit(c[rj + 1]) ||
-	     (rj + 2 < m && is_minus(c[rj + 1]) && ts_is_digit(c[rj + 2])))) {
-		num y;
-		size_t ys = ts_is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
-		parse_num(c, m, ys, &y);
-		size_t after = y.e;
-		int minus = is_minus(c[rj]) && after < m &&
-		            (c[after] == '=' || c[after] == 0xFF1D ||
-		             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
-		/* 2022-2023赛季: a span of years, both digit by digit; but
-		 * 1000-2000元 is an amount. */
-		int years = !minus && !sign && !x.frac && !y.frac && x.ni == 4 && y.ni == 4 &&
-		            x.ip[0] >= '1' && x.ip[0] <= '2' && y.ip[0] >= '1' && y.ip[0] <= '2' &&
-		            strcmp(y.ip, x.ip) > 0;
-		if (years && !word_at(c, m, after, "年") && !word_at(c, m, after, "赛季") &&
-		    !word_at(c, m, after, "学年") && !word_at(c, m, after, "年度"))
-			years = !(after < m &&
-			          (match_words(r, after, TS_WORDS_MEASURES, 0) ||
-			           match_words(r, after, TS_WORDS_UNITS, 1) || c[after] == '%')) &&
-			        memcmp(x.ip + 2, "00", 2) != 0 && memcmp(y.ip + 2, "00", 2) != 0;
-		if (years) {
-			read_digits(x.ip, 4, r->o);
-			put(r->o, "到");
-			read_digits(y.ip, 4, r->o);
-			return after;
-		}
-		if (!minus) {
-			int pct = after < m && (c[after] == '%' || c[after] == 0xFF05);
-			if (sign)
-				put(r->o, sign);
-			if (pct)
-				put(r->o, "百分之");
-			read_num(&x, pct ? CARD : int_style(r, &x, after), r->o);
-			put(r->o, "到");
-			return read_number(r, rj + 1);
-		}
-	}
-
-	/* A unit: 5kg, 3.5 km, 37℃. */
-	size_t uj = j < m && c[j] == ' ' ? j + 1 : j;
-	const ts_word *u = match_words(r, uj, TS_WORDS_UNITS, 1);
-	if (u) {
-		if (sign)
-			put(r->o, sign);
-		read_num(&x, x.ni >= 7 && !x.commas ? CARD : CARD_LIANG, r->o);
-		put(r->o, u->said);
-		return uj + u->len;
-	}
-
+	parse_num(r->c, r->m, k, &x);
+	if ((end = read_percent(r, &x, sign)) || (end = read_fraction(r, &x, sign)) ||
+	    (end = read_range(r, &x, sign)) || (end = read_with_unit(r, &x, sign)))
+		return end;
 	if (sign)
 		put(r->o, sign);
-	read_num(&x, x.frac ? CARD : int_style(r, &x, j), r->o);
-	return j;
+	read_num(&x, x.frac ? CARD : int_style(r, &x, x.e), r->o);
+	return x.e;
 }
 
 /* A number, with what may stand before it: a currency sign, a sign. */
