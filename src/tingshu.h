@@ -94,6 +94,13 @@ typedef struct ts_progress {
 	double finish_done; /* with one: 0-1 its first pass, k to k+1 its k-th pass again */
 } ts_progress;
 
+/* p as a line of text: "[3/40 chapters] 1 h 02 min of audio made,
+ * finishing 1 chapter (45%), ETA 12 min 30 s", cut to fit out. */
+void ts_progress_text(const ts_progress *p, char *out, size_t sz);
+
+/* A duration as people read it: "12.5 s", "3 min 05 s", "2 h 07 min". */
+void ts_duration_text(double s, char *out, size_t sz);
+
 /* What a build tells while it runs.  Any callback may be NULL. */
 typedef struct ts_build_events {
 	/* Warnings, errors of a chapter or a file, and TS_INFO lines (a line

@@ -211,6 +211,34 @@ void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out)
 
 /* ---- progress ------------------------------------------------------- */
 
+void ts_duration_text(double s, char *out, size_t sz)
+{
+	if (s >= 3600)
+		snprintf(out, sz, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
+	else if (s >= 60)
+		snprintf(out, sz, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
+	else
+		snprintf(out, sz, "%.1f s", s);
+}
+
+void ts_progress_text(const ts_progress *p, char *out, size_t sz)
+{
+	char eta[64] = "--", audio[64], fin[64] = "";
+	if (p->eta_s >= 0)
+		ts_duration_text(p->eta_s, eta, sizeof eta);
+	ts_duration_text(p->audio_s, audio, sizeof audio);
+	if (p->finishing == 1 && p->finish_done < 1)
+		snprintf(fin, sizeof fin, ", finishing 1 chapter (%d%%)",
+		         (int)(p->finish_done * 100));
+	else if (p->finishing == 1)
+		snprintf(fin, sizeof fin, ", finishing 1 chapter (levelling again, %d%%)",
+		         (int)(fmod(p->finish_done, 1) * 100));
+	else if (p->finishing > 1)
+		snprintf(fin, sizeof fin, ", finishing %zu chapters", p->finishing);
+	snprintf(out, sz, "[%zu/%zu chapters] %s of audio made%s, ETA %s", p->chapters_done,
+	         p->chapters, audio, fin, eta);
+}
+
 typedef struct progress {
 	const ts_plan *plan;
 	const ts_build_events *ev;

@@ -5,17 +5,12 @@
 #include "tingshu.h"
 
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
 
 /* What the command line itself keeps of the options. */
 typedef struct cli {
@@ -28,15 +23,20 @@ static ts_text_opts to;
 static int progress_shown; /* a progress line is on the terminal */
 static volatile sig_atomic_t interrupted;
 
+/* Clear the progress line, if one is shown, before anything else is. */
+static void clear_progress(void)
+{
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = 0;
+}
+
 static void msg(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void msg(const char *kind, const char *fmt, ...)
 {
 	va_list ap;
-	if (progress_shown) {
-		fputs("\r\033[K", stderr);
-		progress_shown = 0;
-	}
+	clear_progress();
 	fprintf(stderr, "tingshu: %s%s", kind, *kind ? ": " : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -298,34 +298,13 @@ static int cmd_text(const command *c, int argc, char **argv)
 
 /* ---- build ------------------------------------------------------------ */
 
-static void fmt_duration(char *out, size_t sz, double s)
-{
-	if (s >= 3600)
-		snprintf(out, sz, "%d h %02d min", (int)(s / 3600), (int)fmod(s / 60, 60));
-	else if (s >= 60)
-		snprintf(out, sz, "%d min %02d s", (int)(s / 60), (int)fmod(s, 60));
-	else
-		snprintf(out, sz, "%.1f s", s);
-}
-
 /* The progress line, on a terminal only. */
 static void on_progress(void *ud, const ts_progress *p)
 {
+	char line[256];
 	(void)ud;
-	char eta[64] = "--", audio[64], fin[64] = "";
-	if (p->eta_s >= 0)
-		fmt_duration(eta, sizeof eta, p->eta_s);
-	fmt_duration(audio, sizeof audio, p->audio_s);
-	if (p->finishing == 1 && p->finish_done < 1)
-		snprintf(fin, sizeof fin, ", finishing 1 chapter (%d%%)",
-		         (int)(p->finish_done * 100));
-	else if (p->finishing == 1)
-		snprintf(fin, sizeof fin, ", finishing 1 chapter (levelling again, %d%%)",
-		         (int)(fmod(p->finish_done, 1) * 100));
-	else if (p->finishing > 1)
-		snprintf(fin, sizeof fin, ", finishing %zu chapters", p->finishing);
-	fprintf(stderr, "\r\033[K[%zu/%zu chapters] %s of audio made%s, ETA %s", p->chapters_done,
-	        p->chapters, audio, fin, eta);
+	ts_progress_text(p, line, sizeof line);
+	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	progress_shown = 1;
 }
@@ -340,8 +319,8 @@ static void report(const ts_build_summary *s)
 		msg("", "%zu chapters up to date in %s", s->kept, bo.outdir);
 		return;
 	}
-	fmt_duration(audio, sizeof audio, s->audio_s);
-	fmt_duration(took, sizeof took, s->elapsed_s);
+	ts_duration_text(s->audio_s, audio, sizeof audio);
+	ts_duration_text(s->elapsed_s, took, sizeof took);
 	if (s->kept)
 		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
 	msg("", "built %zu of %zu chapters (%s of audio)%s in %s into %s", s->built, s->chapters,
@@ -387,10 +366,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 		ev.progress = on_progress;
 	ts_build_summary sum;
 	rc = ts_plan_build(plan, &ev, &sum, &err);
-	if (progress_shown) {
-		fputs("\r\033[K", stderr);
-		progress_shown = 0;
-	}
+	clear_progress();
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
 		status = rc == TS_ECANCELED ? 130 : EXIT_FAILED;
