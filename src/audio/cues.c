@@ -230,7 +230,7 @@ char *ts_cues_path(const char *audio_path, int i)
 static int file_write(ts_cues *c, cue_file *cf, const ts_buf *b)
 {
 	if (b->len > 0 && fwrite(b->data, 1, b->len, cf->f) != b->len)
-		return ts_error_set(&c->err, TS_EIO, "%s: write failed: %s", cf->path,
+		return ts_error_set(&c->err, ts_errno_code(errno), "%s: write failed: %s", cf->path,
 		                    strerror(errno));
 	return 0;
 }
@@ -272,8 +272,8 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 			break;
 		}
 		if (!(cf->f = ts_fcreate_excl(cf->tmp, "wb"))) {
-			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot write: %s", cf->path,
-			                  strerror(errno));
+			rc = ts_error_set(&c->err, ts_errno_code(errno), "%s: cannot write: %s",
+			                  cf->path, strerror(errno));
 			free(cf->tmp); /* nothing to remove */
 			cf->tmp = NULL;
 			break;
@@ -374,8 +374,8 @@ int ts_cues_end(ts_cues *c)
 		if (!rc)
 			rc = file_write(c, cf, &c->out);
 		if (fclose(cf->f) != 0 && !rc)
-			rc = ts_error_set(&c->err, TS_EIO, "%s: write failed: %s", cf->path,
-			                  strerror(errno));
+			rc = ts_error_set(&c->err, ts_errno_code(errno), "%s: write failed: %s",
+			                  cf->path, strerror(errno));
 		cf->f = NULL;
 	}
 	c->ended = 1;
@@ -389,8 +389,9 @@ int ts_cues_commit(ts_cues *c, ts_error *err)
 	for (; !rc && done < c->nfiles; done++) {
 		cue_file *cf = &c->files[done];
 		if (rename(cf->tmp, cf->path) != 0) {
-			rc = ts_error_set(&c->err, TS_EIO, "%s: cannot rename into place: %s",
-			                  cf->path, strerror(errno));
+			rc = ts_error_set(&c->err, ts_errno_code(errno),
+			                  "%s: cannot rename into place: %s", cf->path,
+			                  strerror(errno));
 			break;
 		}
 		free(cf->tmp);

@@ -65,7 +65,7 @@ static void put_le32(unsigned char *p, uint32_t v)
 /* errno's message for path into *err; returns TS_EIO. */
 static int io_failed(const char *path, ts_error *err)
 {
-	return ts_error_set(err, TS_EIO, "%s: %s", path, strerror(errno));
+	return ts_error_set(err, ts_errno_code(errno), "%s: %s", path, strerror(errno));
 }
 
 /* ---- Ogg ------------------------------------------------------------ */

@@ -745,7 +745,8 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 	ts_buf_free(&raw);
 	m->raw = ts_fcreate_excl(m->raw_path, "w+b");
 	if (!m->raw) {
-		ts_error_set(err, TS_EIO, "%s: cannot write: %s", m->raw_path, strerror(errno));
+		ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", m->raw_path,
+		             strerror(errno));
 		free(m->raw_path); /* not ours: nothing to remove */
 		m->raw_path = NULL;
 		goto fail;
@@ -789,8 +790,8 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 	}
 	m->frames_in += n;
 	if (fwrite(s, sizeof *s, n, m->raw) != n)
-		return ts_error_set(&m->err, TS_EIO, "%s: write failed: %s", m->raw_path,
-		                    strerror(errno));
+		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s",
+		                    m->raw_path, strerror(errno));
 	model_add(m->model, s, n);
 	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
 		return fail(m, TS_ENOMEM, "out of memory");
@@ -900,9 +901,9 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 	m->fbuf = malloc(BLOCK * sizeof *m->fbuf);
 	m->ybuf = malloc((BLOCK + 1024) * sizeof *m->ybuf);
 	if (!m->ibuf || !m->fbuf || !m->ybuf || fflush(m->raw) != 0) {
-		rc = m->ibuf && m->fbuf && m->ybuf ? TS_EIO : TS_ENOMEM;
+		rc = m->ibuf && m->fbuf && m->ybuf ? ts_errno_code(errno) : TS_ENOMEM;
 		ts_error_set(err, rc, "%s: %s", m->path,
-		             rc == TS_EIO ? strerror(errno) : "out of memory");
+		             rc != TS_ENOMEM ? strerror(errno) : "out of memory");
 		goto out;
 	}
 	double in;

@@ -9,7 +9,9 @@
 #include "audio/fixup.h"
 #include "base/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -116,8 +118,8 @@ static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 	w->frames += n;
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
 	if (done != (sf_count_t)n)
-		return ts_error_set(&w->err, TS_EAUDIO, "%s: write failed: %s", w->path,
-		                    sf_strerror(w->sf));
+		return ts_error_set(&w->err, errno == ENOSPC ? TS_ENOSPC : TS_EAUDIO,
+		                    "%s: write failed: %s", w->path, sf_strerror(w->sf));
 	return 0;
 }
 
@@ -250,14 +252,31 @@ int ts_format_pick_rate(const ts_format *f, int rate)
 }
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
+/* This machine's name as it goes into temporary names: letters, digits,
+ * '.', '-' and '_' only, at most 63 bytes. */
+static void host_name(char out[64])
+{
+	char h[256] = "";
+	size_t k = 0;
+	if (gethostname(h, sizeof h - 1) != 0)
+		h[0] = '\0';
+	for (const char *c = h; *c && k < 63; c++)
+		out[k++] = (isalnum((unsigned char)*c) || strchr(".-_", *c)) ? *c : '_';
+	out[k] = '\0';
+	if (!k)
+		strcpy(out, "host");
+}
+
 static char *temp_name(const char *path, long pid)
 {
 	ts_buf b = {0};
+	char host[64];
+	host_name(host);
 	const char *slash = strrchr(path, '/');
-	int rc = slash ? ts_buf_printf(&b, "%.*s/.%s.part-%ld", (int)(slash - path), path,
-	                               slash + 1, pid)
-	               : ts_buf_printf(&b, ".%s.part-%ld", path, pid);
-	if (rc) {
+	if (slash)
+		ts_buf_printf(&b, "%.*s/", (int)(slash - path), path);
+	ts_buf_printf(&b, ".%s.part-%ld@%s", slash ? slash + 1 : path, pid, host);
+	if (ts_buf_error(&b)) {
 		ts_buf_free(&b);
 		return NULL;
 	}
@@ -338,8 +357,8 @@ int ts_writer_commit(ts_writer *w, ts_error *err)
 {
 	int rc = w->fmt->close(w);
 	if (!rc && rename(w->tmp, w->path) != 0)
-		rc = ts_error_set(&w->err, TS_EIO, "%s: cannot rename into place: %s", w->path,
-		                  strerror(errno));
+		rc = ts_error_set(&w->err, ts_errno_code(errno), "%s: cannot rename into place: %s",
+		                  w->path, strerror(errno));
 	if (rc) {
 		if (err)
 			*err = w->err;
@@ -369,7 +388,8 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 	int rc = 0;
 	FILE *f = ts_fcreate_excl(tmp, "wb");
 	if (!f) {
-		rc = ts_error_set(err, TS_EIO, "%s: cannot write: %s", path, strerror(errno));
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
+		                  strerror(errno));
 		free(tmp);
 		return rc;
 	}
@@ -378,29 +398,45 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 	if (fclose(f) != 0)
 		rc = TS_EIO;
 	if (rc)
-		ts_error_set(err, rc, "%s: write failed: %s", path, strerror(errno));
-	else if (rename(tmp, path) != 0)
-		rc = ts_error_set(err, TS_EIO, "%s: cannot rename into place: %s", path,
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: write failed: %s", path,
 		                  strerror(errno));
+	else if (rename(tmp, path) != 0)
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot rename into place: %s",
+		                  path, strerror(errno));
 	if (rc)
 		unlink(tmp);
 	free(tmp);
 	return rc;
 }
 
+/* Is name a temporary file (".NAME.part-PID@HOST") to remove: of pid on
+ * this host, or with pid < 0 of any process of this host that is gone? */
+static int sweepable(const char *name, long pid, const char *host)
+{
+	const char *part = strstr(name, ".part-");
+	if (name[0] != '.' || !part)
+		return 0;
+	char *end;
+	errno = 0;
+	long p = strtol(part + 6, &end, 10);
+	if (errno || end == part + 6 || *end != '@' || strcmp(end + 1, host) != 0 || p <= 0)
+		return 0;
+	if (pid >= 0)
+		return p == pid;
+	return kill((pid_t)p, 0) != 0 && errno == ESRCH;
+}
+
 void ts_writer_sweep(const char *dir, long pid)
 {
-	char suffix[32];
-	snprintf(suffix, sizeof suffix, ".part-%ld", pid);
-	size_t sl = strlen(suffix);
+	char host[64];
+	host_name(host);
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
 	struct dirent *e;
 	ts_buf p = {0};
 	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (e->d_name[0] != '.' || l <= sl || strcmp(e->d_name + l - sl, suffix) != 0)
+		if (!sweepable(e->d_name, pid, host))
 			continue;
 		ts_buf_clear(&p);
 		if (ts_buf_printf(&p, "%s/%s", dir, e->d_name) == 0)

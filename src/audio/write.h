@@ -1,9 +1,11 @@
 /* write.h - audio files, written under a temporary name and renamed into
  * place only when complete, behind one small table of formats.
  *
- * A file being written is ".NAME.part-PID" in the output folder, where
- * PID is the build's parent process, so an interrupted build can remove
- * what it left (ts_writer_sweep). */
+ * A file being written is ".NAME.part-PID@HOST" in the output folder,
+ * where PID is the build's parent process and HOST this machine, so an
+ * interrupted build can remove what it left, and a later one what a build
+ * killed on this machine left (ts_writer_sweep); a build on another
+ * machine sharing the folder is never taken for a dead one. */
 #ifndef TS_WRITE_H
 #define TS_WRITE_H
 
@@ -82,12 +84,14 @@ const char *ts_writer_errmsg(const ts_writer *w);
 int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
                        ts_error *err);
 
-/* The temporary name of path while it is written (".NAME.part-PID" in
- * its folder), for other files written the same way.  NULL when out of
+/* The temporary name of path while it is written (".NAME.part-PID@HOST"
+ * in its folder), for other files written the same way.  NULL when out of
  * memory; the caller frees it. */
 char *ts_temp_name(const char *path, long owner_pid);
 
-/* Remove temporary files left in dir by a build whose parent was pid. */
+/* Remove temporary files left in dir by a build of this machine whose
+ * parent was pid, or with pid -1 by any build of this machine that is no
+ * longer running. */
 void ts_writer_sweep(const char *dir, long pid);
 
 #endif

@@ -1,6 +1,7 @@
 /* error.c - the messages of the error codes and the error value. */
 #include "base/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,4 +58,19 @@ int ts_error_prefix(ts_error *e, const char *fmt, ...)
 const char *ts_error_msg(const ts_error *e)
 {
 	return e->msg[0] ? e->msg : ts_strerror(e->code);
+}
+
+int ts_errno_code(int e)
+{
+	switch (e) {
+	case ENOSPC:
+	case EDQUOT: return TS_ENOSPC;
+	case ENOMEM: return TS_ENOMEM;
+	default: return TS_EIO;
+	}
+}
+
+int ts_error_retryable(int code)
+{
+	return code == TS_ENOSPC || code == TS_ENOMEM || code == TS_ECHILD || code == TS_EBUSY;
 }

@@ -30,7 +30,8 @@
 	X(EDECODE, -14, "text cannot be decoded (wrong or unknown encoding)")                      \
 	X(ETOOLONG, -15, "line too long")                                                          \
 	X(EEXIST, -16, "already exists")                                                           \
-	X(ECANCELED, -17, "interrupted")
+	X(ECANCELED, -17, "interrupted")                                                           \
+	X(ENOSPC, -18, "no space left on the device")
 
 enum {
 	TS_OK = 0,
@@ -57,6 +58,14 @@ int ts_error_set(ts_error *e, int code, const char *fmt, ...) __attribute__((for
 /* Prefix the message of *e with "prefix: " (printf-style), keeping its
  * code; returns the code. */
 int ts_error_prefix(ts_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The code of a failed system call's errno: TS_ENOSPC for a full disk or
+ * quota and TS_ENOMEM, which a retry may cure, else TS_EIO. */
+int ts_errno_code(int e);
+
+/* Can a retry cure an error of this code (a full disk, memory, a killed
+ * worker, a lock held by another build)?  Engines retry exit code 75. */
+int ts_error_retryable(int code);
 
 /* The message of e: its text, or the code's message when it has none. */
 const char *ts_error_msg(const ts_error *e);

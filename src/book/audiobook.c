@@ -518,6 +518,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	int rc = ts_folder_open(p, err);
 	if (rc)
 		return rc;
+	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
 	ts_build_job job = pool_job(p, NULL);
 	if ((rc = plan_work(p, &w, &job, err)))
 		goto out;
@@ -536,7 +537,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	sum->complete = complete;
 	sum->elapsed_s = ts_seconds() - t0;
 out:
-	ts_writer_sweep(p->o.outdir, (long)getpid());
+	ts_folder_sweep(p, (long)getpid());
 	work_free(&w, p->n);
 	return rc;
 }

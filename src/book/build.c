@@ -196,7 +196,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		goto out;
 	}
 	if ((rc = feed_all(rd, fe))) {
-		if (rc == TS_EIO)
+		/* A failure downstream (a full disk) has said what it was. */
+		if (rc == TS_EIO && !res->err.code)
 			ts_error_set(&res->err, rc, "%s: read error", ch->display);
 		goto out;
 	}
@@ -579,6 +580,7 @@ static void worker_child(pool *p, int i, int cmd_fd, int res_fd)
 	 * on an interrupt. */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	close(p->res_fd);
 	for (int j = 0; j < i; j++)

@@ -248,3 +248,11 @@ void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *ol
 			remove_file(p, old->files[k]);
 	}
 }
+
+void ts_folder_sweep(const ts_plan *p, long pid)
+{
+	char dir[PATH_MAX];
+	ts_writer_sweep(p->o.outdir, pid);
+	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
+	ts_writer_sweep(dir, pid);
+}

@@ -361,6 +361,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	ts_build_events ev = {.diag = on_diag};
 	if (isatty(2) && !g.quiet)
 		ev.progress = on_progress;

@@ -76,9 +76,11 @@ static void check_files(const char *data, const char *dir)
 		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return;
 	}
-	CHECK(count_hidden(dir) == 4); /* .001-第一回.srt.part-4242 ... */
-	snprintf(path, sizeof path, "%s/.001-第一回.srt.part-4242", dir);
-	CHECK(exists(path));
+	CHECK(count_hidden(dir) == 4); /* .001-第一回.srt.part-4242@HOST ... */
+	snprintf(path, sizeof path, "%s/001-第一回.srt", dir);
+	char *tmp = ts_temp_name(path, 4242);
+	CHECK(tmp && strstr(tmp, "/.001-第一回.srt.part-4242@") && exists(tmp));
+	free(tmp);
 
 	/* The title, from 0.3 s: 6615 samples is 300 ms exactly, 34146 is
 	 * 1548.57 ms, rounded up. */
