@@ -46,7 +46,9 @@ typedef struct ts_build_opts {
 	int sentence_pause_ms;         /* -1: the preset's */
 	int paragraph_pause_ms;        /* -1: the preset's */
 	const char *timing;            /* timing files: "srt,vtt" (default), "none" ... */
-	int force;                     /* replace an audiobook already in outdir */
+	int force;                     /* build every chapter again, up to date or not */
+	const char *chapters;          /* only these: "3,5-7" (numbers as in the file names) */
+	const char *shard;             /* only part I of N: "I/N", the same parts everywhere */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
 } ts_build_opts;
 
@@ -85,6 +87,14 @@ typedef struct ts_plan_chapter {
 
 void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out);
 
+/* Where text goes: 0, or a negative code to stop. */
+typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
+
+/* The plan as text, for --dry-run: "book: TITLE", then a line a chapter:
+ * its file, source:line, characters and title, tab-separated.  0, or the
+ * code out returned. */
+int ts_plan_print(const ts_plan *p, ts_write_fn out, void *ud);
+
 /* Where a build is. */
 typedef struct ts_progress {
 	size_t chapters_done, chapters;
@@ -116,6 +126,7 @@ typedef struct ts_build_summary {
 	size_t built;    /* built by this run */
 	size_t kept;     /* up to date: left as they were */
 	size_t failed;   /* could not be built (reported to diag) */
+	size_t retry;    /* of those, for a reason a retry may cure (ts_error_retryable) */
 	int complete;    /* every chapter of the book is there and up to date */
 	double audio_s;  /* of those built */
 	double elapsed_s;
@@ -155,9 +166,6 @@ typedef struct ts_text_opts {
 	ts_text_mode mode;
 	int upto; /* TS_UPTO_* */
 } ts_text_opts;
-
-/* Where the text goes: 0, or a negative code to stop. */
-typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
 
 /* Text of each file as it will be spoken (see ts_text_mode): one output
  * line per input line, or one chunk a line.  Each file is checked and

@@ -114,6 +114,69 @@ static int check_settings(ts_plan *p, ts_error *err)
 	return 0;
 }
 
+/* "I/N" into *i and *n: 0, or -1. */
+static int parse_shard(const char *s, long *i, long *n)
+{
+	char *end;
+	errno = 0;
+	*i = strtol(s, &end, 10);
+	if (errno || end == s || *end != '/')
+		return -1;
+	const char *d = end + 1;
+	*n = strtol(d, &end, 10);
+	return errno || end == d || *end || *n < 1 || *n > 100000 || *i < 1 || *i > *n ? -1 : 0;
+}
+
+/* Mark the chapters of "3,5-7" (numbers as in the file names). */
+static int select_list(ts_plan *p, const char *list, char *in, ts_error *err)
+{
+	long first = p->base, last = (long)p->n - 1 + p->base;
+	for (const char *s = list; *s;) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end != s && *end == '-')
+			b = strtol(s = end + 1, &end, 10);
+		if (end == s || (*end && *end != ',') || b < a)
+			return ts_error_set(
+			    err, TS_EINVAL,
+			    "--chapters takes chapter numbers as in the file names, "
+			    "like 3,5-7, not '%s'",
+			    list);
+		if (a < first || b > last)
+			return ts_error_set(err, TS_EINVAL,
+			                    "--chapters %s: the book's chapters are %03ld to %03ld",
+			                    list, first, last);
+		for (long k = a; k <= b; k++)
+			in[k - p->base] = 1;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The chapters this build makes: all, or those --chapters and --shard
+ * take. */
+static int select_chapters(ts_plan *p, ts_error *err)
+{
+	long si = 1, sn = 1;
+	if (!(p->selected = malloc(p->n)))
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	memset(p->selected, !p->o.chapters, p->n);
+	if (p->o.chapters) {
+		int rc = select_list(p, p->o.chapters, p->selected, err);
+		if (rc)
+			return rc;
+	}
+	if (p->o.shard && parse_shard(p->o.shard, &si, &sn))
+		return ts_error_set(err, TS_EINVAL,
+		                    "--shard takes I/N, part I of N (1 <= I <= N), not '%s'",
+		                    p->o.shard);
+	/* Every N-th chapter: long and short ones spread over the parts. */
+	for (size_t i = 0; i < p->n; i++)
+		if ((long)(i % (size_t)sn) != si - 1)
+			p->selected[i] = 0;
+	return 0;
+}
+
 int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size_t ninputs,
                 ts_diag_fn diag_fn, void *ud, ts_error *err)
 {
@@ -149,11 +212,8 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 	}
 	if ((rc = name_chapters(p, err)))
 		goto fail;
-	if (!(p->selected = malloc(p->n))) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	if ((rc = select_chapters(p, err)))
 		goto fail;
-	}
-	memset(p->selected, 1, p->n);
 	*out = p;
 	return 0;
 fail:
@@ -207,6 +267,21 @@ void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out)
 	                         .line = ch->line,
 	                         .chars = ch->chars,
 	                         .front_matter = ch->front_matter};
+}
+
+int ts_plan_print(const ts_plan *p, ts_write_fn out, void *ud)
+{
+	ts_buf b = {0};
+	ts_buf_printf(&b, "book: %s\n", ts_book_title(p->book));
+	for (size_t i = 0; i < p->n; i++) {
+		const ts_chapter *ch = ts_book_chapter(p->book, i);
+		ts_buf_printf(&b, "%s\t%s:%ld\t%zu chars\t%s%s\n", p->names[i], ch->display,
+		              ch->line, ch->chars, ch->title,
+		              ch->front_matter ? " (front matter)" : "");
+	}
+	int rc = ts_buf_error(&b) ? ts_buf_error(&b) : out(ud, b.data, b.len);
+	ts_buf_free(&b);
+	return rc;
 }
 
 /* ---- progress ------------------------------------------------------- */
@@ -330,13 +405,16 @@ static void on_event(void *ud, const ts_event *ev)
 
 /* What a build works on: which chapters it builds, the records they had. */
 typedef struct work {
-	char *todo;      /* per chapter: to build */
+	char *todo;      /* per chapter: to build (its lock is held) */
 	ts_record **old; /* per chapter to build: its earlier record, or NULL */
-	size_t ntodo, kept, failed;
+	size_t ntodo, kept, failed, retry;
 } work;
 
-static void work_free(work *w, size_t n)
+static void work_free(const ts_plan *p, work *w, size_t n)
 {
+	for (size_t i = 0; w->todo && i < n; i++)
+		if (w->todo[i])
+			ts_lock_release(p->o.outdir, p->names[i]);
 	for (size_t i = 0; w->old && i < n; i++)
 		free(w->old[i]);
 	free(w->old);
@@ -360,6 +438,7 @@ static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
 	}
 	for (size_t i = 0; i < n; i++) {
 		ts_error e = {0};
+		int rc;
 		if (ts_chapter_key(job, i, p->keys[i], &e)) {
 			if (p->selected[i]) {
 				diag(p, TS_ERROR, "%s", ts_error_msg(&e));
@@ -373,6 +452,13 @@ static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
 		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 &&
 		    ts_record_files_ok(p->o.outdir, r)) {
 			w->kept++;
+			continue;
+		}
+		/* One build at a time writes a chapter. */
+		if ((rc = ts_lock_take(p->o.outdir, p->names[i], &e))) {
+			diag(p, TS_ERROR, "%s", ts_error_msg(&e));
+			w->failed++;
+			w->retry += ts_error_retryable(rc);
 			continue;
 		}
 		w->todo[i] = 1;
@@ -404,6 +490,7 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 		if (r->err.code) {
 			diag(p, TS_ERROR, "%s", ts_error_msg(&r->err));
 			w->failed++;
+			w->retry += ts_error_retryable(r->err.code);
 			continue;
 		}
 		sum->built++;
@@ -530,14 +617,12 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 		goto out;
 	if ((rc = ts_folder_write_book(p, &present, &complete, err)))
 		goto out;
-	/* What the book no longer has goes once the book is whole. */
-	if (complete)
-		ts_folder_remove_stale(p);
 	sum->failed = w.failed;
+	sum->retry = w.retry;
 	sum->complete = complete;
 	sum->elapsed_s = ts_seconds() - t0;
 out:
 	ts_folder_sweep(p, (long)getpid());
-	work_free(&w, p->n);
+	work_free(p, &w, p->n);
 	return rc;
 }

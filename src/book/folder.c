@@ -168,17 +168,26 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 	return rc;
 }
 
+/* Longest wait for another build to finish writing the book files. */
+#define BOOK_LOCK_WAIT_S 60.0
+
 int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err)
 {
 	ts_chapter_entry *e = calloc(p->n ? p->n : 1, sizeof *e);
 	ts_record *r = malloc(sizeof *r);
-	int rc = 0, synth_rate = 0, wpm = 0;
+	int rc = 0, synth_rate = 0, wpm = 0, locked = 0;
 	size_t k = 0;
 	*complete = 1;
+	*present = 0;
 	if (!e || !r) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
+	/* Builds of other chapters into the folder write these files too:
+	 * one at a time, each from the records as they are then. */
+	if ((rc = ts_lock_wait(p->o.outdir, "book", BOOK_LOCK_WAIT_S, err)))
+		goto out;
+	locked = 1;
 	for (size_t i = 0; i < p->n; i++) {
 		if (ts_record_read(p->o.outdir, p->names[i], r, NULL) != 1 ||
 		    !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
@@ -206,7 +215,12 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 	                         .author = p->o.author,
 	                         .complete = *complete};
 	rc = put_book_files(p, &set, e, k, err);
+	/* What the book no longer has goes once the book is whole. */
+	if (!rc && *complete)
+		ts_folder_remove_stale(p);
 out:
+	if (locked)
+		ts_lock_release(p->o.outdir, "book");
 	free(e);
 	free(r);
 	return rc;

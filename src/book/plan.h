@@ -47,9 +47,10 @@ void ts_folder_sweep(const ts_plan *p, long pid);
 
 /* manifest.json, playlist.m3u and index.html from the chapter records:
  * exactly the chapters whose files are in the folder, the book marked
- * complete when every chapter is there and up to date (p->keys).  When no
- * chapter is there yet, nothing is written and *present is 0.  0, or a
- * code with err filled. */
+ * complete when every chapter is there and up to date (p->keys); once it
+ * is, the files of chapters it no longer has go (ts_folder_remove_stale).
+ * When no chapter is there yet, nothing is written and *present is 0.
+ * Done under the folder's "book" lock.  0, or a code with err filled. */
 int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err);
 
 /* Remove what no chapter of the plan owns any more: the files and record

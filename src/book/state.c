@@ -14,6 +14,7 @@
 #include "base/util.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -211,9 +212,13 @@ int ts_state_init(const char *outdir, ts_error *err)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	if (mkdir(p.data, 0777) != 0 && errno != EEXIST)
 		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
-	if (!rc &&
-	    (ts_buf_printf(&p, "/chapters") || (mkdir(p.data, 0777) != 0 && errno != EEXIST)))
-		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
+	for (int i = 0; i < 2 && !rc; i++) {
+		ts_buf_clear(&p);
+		if (ts_buf_printf(&p, "%s/" TS_STATE_DIR "/%s", outdir, i ? "locks" : "chapters") ||
+		    (mkdir(p.data, 0777) != 0 && errno != EEXIST))
+			rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data,
+			                  strerror(errno));
+	}
 	ts_buf_free(&p);
 	return rc;
 }
@@ -226,4 +231,89 @@ int ts_state_exists(const char *outdir)
 	         lstat(p.data, &st) == 0 && S_ISDIR(st.st_mode);
 	ts_buf_free(&p);
 	return ok;
+}
+
+/* ---- locks ---------------------------------------------------------- */
+
+static int lock_path(ts_buf *b, const char *outdir, const char *name)
+{
+	ts_buf_clear(b);
+	return ts_buf_printf(b, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
+}
+
+/* Is the build that holds the lock at path gone?  Only a build of this
+ * machine can be known to be. */
+static int holder_gone(const char *path, char *who, size_t whosz)
+{
+	char text[512] = "", host[256] = "", mine[256] = "";
+	long pid = 0;
+	FILE *f = fopen(path, "re");
+	if (f) {
+		size_t n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+	}
+	if (sscanf(text, "%ld %255s", &pid, host) != 2) {
+		snprintf(who, whosz, "a build that is starting");
+		return 0;
+	}
+	snprintf(who, whosz, "pid %ld on %s", pid, host);
+	gethostname(mine, sizeof mine - 1);
+	return strcmp(host, mine) == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+int ts_lock_take(const char *outdir, const char *name, ts_error *err)
+{
+	ts_buf path = {0};
+	char host[256] = "", who[600] = "";
+	int rc = 0;
+	if (lock_path(&path, outdir, name))
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	gethostname(host, sizeof host - 1);
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = ts_create_excl(path.data);
+		if (fd >= 0) {
+			char text[320];
+			int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
+			if (write(fd, text, (size_t)n) != n)
+				rc = ts_error_set(err, ts_errno_code(errno), "%s: %s", path.data,
+				                  strerror(errno));
+			close(fd);
+			if (rc)
+				unlink(path.data);
+			goto out;
+		}
+		if (errno != EEXIST) {
+			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s",
+			                  path.data, strerror(errno));
+			goto out;
+		}
+		if (!holder_gone(path.data, who, sizeof who))
+			break;
+		unlink(path.data); /* its build is gone: taken over */
+	}
+	rc = ts_error_set(err, TS_EBUSY,
+	                  "%s is being built by %s (%s); wait for that build, or remove the lock "
+	                  "if it is no longer running",
+	                  name, who, path.data);
+out:
+	ts_buf_free(&path);
+	return rc;
+}
+
+int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err)
+{
+	double t0 = ts_seconds();
+	int rc;
+	while ((rc = ts_lock_take(outdir, name, err)) == TS_EBUSY && ts_seconds() - t0 < seconds)
+		usleep(20000);
+	return rc;
+}
+
+void ts_lock_release(const char *outdir, const char *name)
+{
+	ts_buf path = {0};
+	if (lock_path(&path, outdir, name) == 0)
+		unlink(path.data);
+	ts_buf_free(&path);
 }

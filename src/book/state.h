@@ -58,8 +58,22 @@ void ts_record_remove(const char *outdir, const char *audio);
  * Returns 0, or a negative code when the state cannot be listed. */
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud);
 
-/* Make outdir/.tingshu/ and its chapters/ folder when missing: 0, or a
- * code with err filled. */
+/* Locks: outdir/.tingshu/locks/NAME.lock, made exclusively, holding the
+ * pid and the machine of the build that holds it, so that one build at a
+ * time writes a chapter (NAME: its audio file) or the book files ("book"),
+ * also from several machines sharing the folder.  A lock whose build is
+ * gone (same machine, no such process) is taken over.  Returns 0 when
+ * taken, TS_EBUSY with err saying who holds it, or another code. */
+int ts_lock_take(const char *outdir, const char *name, ts_error *err);
+
+/* The same, waiting up to seconds for the holder to let go. */
+int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err);
+
+/* Let go of a lock this process holds. */
+void ts_lock_release(const char *outdir, const char *name);
+
+/* Make outdir/.tingshu/ and its chapters/ and locks/ folders when
+ * missing: 0, or a code with err filled. */
 int ts_state_init(const char *outdir, ts_error *err);
 
 /* Does outdir hold the state of a tingshu book? */

@@ -1,6 +1,6 @@
 /* main.c - the tingshu command line: options in, one call to the library,
  * its messages out, and the exit code (0 success, 1 some input failed,
- * 2 usage error, 130 interrupted). */
+ * 2 usage error, 75 a retry may cure it, 130 interrupted). */
 #include "cli/options.h"
 #include "tingshu.h"
 
@@ -59,8 +59,7 @@ static void on_diag(void *ud, ts_level level, const char *text)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	interrupted = sig;
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -106,7 +105,9 @@ static const opt build_rows[] = {
     RANGE(OPT_ROUNDED, "sentence-pause", 0, B(sentence_pause_ms), "MS", "silence between sentences (default: the preset's)", "milliseconds", 0, 10000, NULL),
     RANGE(OPT_ROUNDED, "paragraph-pause", 0, B(paragraph_pause_ms), "MS", "silence between paragraphs (default: the preset's)", "milliseconds", 0, 10000, NULL),
     STRING("timing", 0, B(timing), "LIST", "sentence timing files beside each chapter's audio, comma-separated: srt, vtt, lrc, json (default: srt,vtt); none for no timing files"),
-    FLAG("force", 0, B(force), "replace an audiobook already in the output folder"),
+    FLAG("force", 0, B(force), "build every chapter again, even those up to date"),
+    STRING("chapters", 0, B(chapters), "LIST", "build only these chapters, numbered as in the file names: 3,5-7"),
+    STRING("shard", 0, B(shard), "I/N", "build only part I of N of the book (every N-th chapter): machines sharing the folder each build one part; a plain build then only puts the book together"),
 };
 
 static const opt voices_dir_rows[] = {
@@ -169,7 +170,8 @@ static const char main_help[] =
     "  tingshu build -o out/ 三国演义.txt    # a whole book, split at its chapter headings\n"
     "  tingshu build -o out/ chapters/       # a folder of chapter files, in natural order\n"
     "\n"
-    "Exit status: 0 success, 1 some input failed (the rest is still built), 2 usage error.\n";
+    "Exit status: 0 success, 1 some input failed (the rest is still built), 2 usage\n"
+    "error, 75 a retry may succeed (disk full, a worker killed, out of memory).\n";
 
 /* A command: its help around the options, what its options fill, what
  * its operands are (NULL: it takes none), and what runs it. */
@@ -210,8 +212,11 @@ static const char build_tail[] =
     "                       chapters and follow the text as it is read\n"
     "Files appear under their final names only when complete.\n"
     "\n"
-    "Exit status: 0 built (or nothing to do), 1 some input or chapter failed (the\n"
-    "rest is still built), 2 usage error, 130 interrupted.\n";
+    "Built again, a book remakes only the chapters whose text, readings or settings\n"
+    "changed (its state is in OUT/.tingshu/).\n"
+    "Exit status: 0 built or up to date, 1 an input or chapter failed (the rest is\n"
+    "built), 2 usage error, 75 a retry may succeed (disk full, a killed worker, out\n"
+    "of memory, chapters being built by another build), 130 interrupted.\n";
 
 static const char text_head[] =
     "Usage: tingshu text [OPTIONS] FILE...\n"
@@ -327,17 +332,6 @@ static void report(const ts_build_summary *s)
 	    audio, kept, took, bo.outdir);
 }
 
-static void print_plan(const ts_plan *plan)
-{
-	printf("book: %s\n", ts_plan_title(plan));
-	for (size_t i = 0; i < ts_plan_count(plan); i++) {
-		ts_plan_chapter ch;
-		ts_plan_chapter_get(plan, i, &ch);
-		printf("%s\t%s:%ld\t%zu chars\t%s%s\n", ch.file, ch.source, ch.line, ch.chars,
-		       ch.title, ch.front_matter ? " (front matter)" : "");
-	}
-}
-
 static int cmd_build(const command *c, int argc, char **argv)
 {
 	ts_error err = {0};
@@ -348,11 +342,13 @@ static int cmd_build(const command *c, int argc, char **argv)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
-		return rc == TS_EVOICE ? EXIT_USAGE : EXIT_FAILED;
+		return rc == TS_EVOICE          ? EXIT_USAGE
+		       : ts_error_retryable(rc) ? EXIT_RETRY
+		                                : EXIT_FAILED;
 	}
 	int status = ts_plan_inputs_failed(plan) ? EXIT_FAILED : EXIT_OK;
 	if (g.dry_run) {
-		print_plan(plan);
+		ts_plan_print(plan, write_stdout, NULL);
 		ts_plan_free(plan);
 		return status;
 	}
@@ -370,10 +366,13 @@ static int cmd_build(const command *c, int argc, char **argv)
 	clear_progress();
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
-		status = rc == TS_ECANCELED ? 130 : EXIT_FAILED;
+		status = rc == TS_ECANCELED       ? 130
+		         : ts_error_retryable(rc) ? EXIT_RETRY
+		                                  : EXIT_FAILED;
 	} else {
+		/* 75 when a retry may cure every failure: engines retry it. */
 		if (sum.failed)
-			status = EXIT_FAILED;
+			status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
 		report(&sum);
 	}
 	ts_plan_free(plan);
