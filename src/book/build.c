@@ -290,7 +290,10 @@ static void key_settings(ts_hash *h, const ts_build_job *job)
 	ts_hash_str(h, job->author);
 	ts_hash_int(h, job->timing);
 	ts_hash_str(h, ts_book_title(job->book)); /* the album tag */
-	ts_hash_int(h, (int64_t)ts_book_count(job->book));
+	/* The track count is in the tags of some formats only (MP3's 2/40):
+	 * elsewhere a chapter more or less keeps the others as they are. */
+	if (job->format->track_total)
+		ts_hash_int(h, (int64_t)ts_book_count(job->book));
 }
 
 static int key_chunk(void *ud, const ts_chunk *c)

@@ -131,7 +131,28 @@ static int record_matches(const ts_plan *p, size_t i, const ts_record *r)
 	return k == r->nfiles;
 }
 
-/* Write text to outdir/name atomically. */
+/* Does the file at path hold exactly text? */
+static int same_content(const char *path, const ts_buf *text)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != text->len)
+		return 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	char block[8192];
+	size_t off = 0, got;
+	int same = 1;
+	while (same && (got = fread(block, 1, sizeof block, f)) > 0) {
+		same = off + got <= text->len && memcmp(block, text->data + off, got) == 0;
+		off += got;
+	}
+	fclose(f);
+	return same && off == text->len;
+}
+
+/* Write text to outdir/name atomically; a file that already says that is
+ * left as it is (an up-to-date book is not touched). */
 static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
 {
 	char path[PATH_MAX];
@@ -139,6 +160,8 @@ static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_e
 	if (ts_buf_error(text))
 		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
 		                    ts_strerror(ts_buf_error(text)));
+	if (same_content(path, text))
+		return 0;
 	return ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(),
 	                          err);
 }
@@ -200,6 +223,10 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 			synth_rate = r->synth_rate, wpm = r->wpm;
 	}
 	*present = k;
+	/* An input that could not be read leaves its chapters out of the plan:
+	 * the book is not whole, and their files stay. */
+	if (p->inputs_failed)
+		*complete = 0;
 	if (k == 0)
 		goto out;
 	ts_build_settings set = {.voice = &p->rd.voice,

@@ -17,6 +17,9 @@
 # about to use (.NAME.part-PID) are not followed.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
+# Temporary names are .NAME.part-PID@HOST, HOST the machine's name with
+# what is not a letter, digit, '.', '-' or '_' made '_' (63 bytes at most).
+HOST_TAG=$(hostname | head -c 63 | tr -c 'A-Za-z0-9._\n-' '_' | tr -d '\n')
 need_jq
 
 T=$TINGSHU
@@ -347,20 +350,20 @@ plant() {
 	shift 3
 	for x in $sufs; do
 		case $x in
-		manifest) ln -s "$SCRATCH/target.txt" "$dir/.manifest.json.part-$pid" ;;
+		manifest) ln -s "$SCRATCH/target.txt" "$dir/.manifest.json.part-$pid@$HOST_TAG" ;;
 		pages)
-			ln -s "$SCRATCH/target.txt" "$dir/.playlist.m3u.part-$pid"
-			ln -s "$SCRATCH/absent-index.html" "$dir/.index.html.part-$pid"
+			ln -s "$SCRATCH/target.txt" "$dir/.playlist.m3u.part-$pid@$HOST_TAG"
+			ln -s "$SCRATCH/absent-index.html" "$dir/.index.html.part-$pid@$HOST_TAG"
 			;;
 		.rec)
 			if [ -d "$dir/.tingshu/chapters" ]; then
 				for n in "$@"; do
-					ln -s "$SCRATCH/target.txt" "$dir/.tingshu/chapters/.$n.wav.rec.part-$pid"
+					ln -s "$SCRATCH/target.txt" "$dir/.tingshu/chapters/.$n.wav.rec.part-$pid@$HOST_TAG"
 				done
 			fi
 			;;
-		.vtt) for n in "$@"; do ln -s "$SCRATCH/absent-$n.vtt" "$dir/.$n.vtt.part-$pid"; done ;;
-		*) for n in "$@"; do ln -s "$SCRATCH/target.txt" "$dir/.$n$x.part-$pid"; done ;;
+		.vtt) for n in "$@"; do ln -s "$SCRATCH/absent-$n.vtt" "$dir/.$n.vtt.part-$pid@$HOST_TAG"; done ;;
+		*) for n in "$@"; do ln -s "$SCRATCH/target.txt" "$dir/.$n$x.part-$pid@$HOST_TAG"; done ;;
 		esac
 	done 2>/dev/null # a name the build has already made: nothing to plant there
 	return 0
@@ -425,7 +428,7 @@ sed -i '2s/^/这一句是新加的。/' pbook/02.txt
 old2=$(md5sum <"pout/${names[1]}.wav")
 "$T" build -j1 --force -o pout pbook >logs/plant_outdated.out 2>logs/plant_outdated.err &
 pid=$!
-for s in .wav .wav.raw .srt; do ln -s "$SCRATCH/target.txt" "pout/.${names[1]}$s.part-$pid" 2>/dev/null; done
+for s in .wav .wav.raw .srt; do ln -s "$SCRATCH/target.txt" "pout/.${names[1]}$s.part-$pid@$HOST_TAG" 2>/dev/null; done
 wait "$pid"
 rc=$?
 echo "plant_outdated: build exit code $rc"
