@@ -790,8 +790,8 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 	}
 	m->frames_in += n;
 	if (fwrite(s, sizeof *s, n, m->raw) != n)
-		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s",
-		                    m->raw_path, strerror(errno));
+		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s", m->path,
+		                    strerror(errno));
 	model_add(m->model, s, n);
 	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
 		return fail(m, TS_ENOMEM, "out of memory");

@@ -261,16 +261,31 @@ static void remove_file(const ts_plan *p, const char *name)
 	unlink(path);
 }
 
+/* Is name one of the files the plan's chapters make? */
+static int planned_file(const ts_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (strcmp(p->names[i], name) == 0)
+			return 1;
+		for (int t = 0; t < TS_CUES_NFORMATS; t++)
+			if (p->timing[i][t] && strcmp(p->timing[i][t], name) == 0)
+				return 1;
+	}
+	return 0;
+}
+
 static void remove_if_stale(void *ud, const char *audio)
 {
 	const ts_plan *p = ud;
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->names[i], audio) == 0)
-			return;
+	if (planned_file(p, audio))
+		return;
+	/* Its files, but those a chapter of the book now makes under the same
+	 * name (the timing files of a book built again in another format). */
 	ts_record r;
 	if (ts_record_read(p->o.outdir, audio, &r, NULL) == 1)
 		for (size_t i = 0; i < r.nfiles; i++)
-			remove_file(p, r.files[i]);
+			if (!planned_file(p, r.files[i]))
+				remove_file(p, r.files[i]);
 	ts_record_remove(p->o.outdir, audio);
 }
 
@@ -293,6 +308,8 @@ void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *ol
 void ts_folder_sweep(const ts_plan *p, long pid)
 {
 	char dir[PATH_MAX];
+	if (pid < 0)
+		ts_lock_sweep(p->o.outdir);
 	ts_writer_sweep(p->o.outdir, pid);
 	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
 	ts_writer_sweep(dir, pid);

@@ -262,6 +262,36 @@ static int holder_gone(const char *path, char *who, size_t whosz)
 	return strcmp(host, mine) == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* Make the lock at path hold "PID HOST": written under a temporary name,
+ * then linked to its name, which fails when the lock exists, so that a
+ * lock is never seen half-written.  0, -1 with errno. */
+static int lock_create(const char *path, const char *host)
+{
+	char *tmp = ts_temp_name(path, (long)getpid());
+	int rc = -1, e = ENOMEM;
+	if (!tmp)
+		goto out;
+	int fd = ts_create_excl(tmp);
+	if (fd < 0) {
+		e = errno;
+		goto out;
+	}
+	char text[320];
+	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
+	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
+	e = errno;
+	close(fd);
+	if (!rc && link(tmp, path) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	unlink(tmp);
+out:
+	free(tmp);
+	errno = e;
+	return rc;
+}
+
 int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 {
 	ts_buf path = {0};
@@ -271,18 +301,8 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	gethostname(host, sizeof host - 1);
 	for (int tries = 0; tries < 2; tries++) {
-		int fd = ts_create_excl(path.data);
-		if (fd >= 0) {
-			char text[320];
-			int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
-			if (write(fd, text, (size_t)n) != n)
-				rc = ts_error_set(err, ts_errno_code(errno), "%s: %s", path.data,
-				                  strerror(errno));
-			close(fd);
-			if (rc)
-				unlink(path.data);
+		if (lock_create(path.data, host) == 0)
 			goto out;
-		}
 		if (errno != EEXIST) {
 			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s",
 			                  path.data, strerror(errno));
@@ -315,5 +335,31 @@ void ts_lock_release(const char *outdir, const char *name)
 	ts_buf path = {0};
 	if (lock_path(&path, outdir, name) == 0)
 		unlink(path.data);
+	ts_buf_free(&path);
+}
+
+void ts_lock_sweep(const char *outdir)
+{
+	ts_buf dir = {0}, path = {0};
+	char who[600];
+	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
+		goto out;
+	ts_writer_sweep(dir.data, -1); /* locks being made by builds now gone */
+	DIR *d = opendir(dir.data);
+	if (!d)
+		goto out;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] == '.' || l <= 5 || strcmp(e->d_name + l - 5, ".lock") != 0)
+			continue;
+		ts_buf_clear(&path);
+		if (ts_buf_printf(&path, "%s/%s", dir.data, e->d_name) == 0 &&
+		    holder_gone(path.data, who, sizeof who))
+			unlink(path.data);
+	}
+	closedir(d);
+out:
+	ts_buf_free(&dir);
 	ts_buf_free(&path);
 }

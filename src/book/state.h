@@ -69,6 +69,9 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err);
 /* The same, waiting up to seconds for the holder to let go. */
 int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err);
 
+/* Remove the locks of builds of this machine that are gone (kill -9). */
+void ts_lock_sweep(const char *outdir);
+
 /* Let go of a lock this process holds. */
 void ts_lock_release(const char *outdir, const char *name);
 
