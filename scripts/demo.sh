@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 sh scripts/setup-debian.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
-./build/tingshu build --force -o out seeds/
+./build/tingshu build -o out seeds/
 echo "Listen: out/playlist.m3u, or open out/index.html in a browser to follow the text"
