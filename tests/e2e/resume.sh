@@ -56,6 +56,20 @@ for t in 0.05 0.3 0.8 1.5; do
 	no_locks "k$t" "kill-$t"
 done
 
+# --- what builds of another machine sharing the folder leave is theirs -------
+# Temporary names are .NAME.part-PID@HOST: a dead build of this machine's
+# are swept, another machine's never (its pid means nothing here).
+HOST_TAG=$(hostname | head -c 63 | tr -c 'A-Za-z0-9._\n-' '_' | tr -d '\n')
+cp -a ref hosts
+name=$(jq -r '.chapters[0].audio' hosts/manifest.json)
+echo other >"hosts/.$name.part-999999@elsewhere.example"
+echo dead >"hosts/.$name.part-999999@$HOST_TAG"
+run 0 hosts "$T" build -q -j2 -o hosts book
+[ -e "hosts/.$name.part-999999@elsewhere.example" ] ||
+	fail "another machine's temporary file was removed"
+[ -e "hosts/.$name.part-999999@$HOST_TAG" ] && fail "a dead build's temporary file of this machine was left"
+rm -f "hosts/.$name.part-999999@elsewhere.example"
+
 # --- shards and --chapters -----------------------------------------------------
 for k in 1 2 3; do
 	"$T" build -q -j1 --shard "$k/3" -o shards book >"logs/shard$k.out" 2>&1 &
