@@ -25,6 +25,27 @@ struct ts_synth {
 	char errmsg[512];
 };
 
+/* DESIGN: eSpeak NG 1.51 makes an audio device in
+ * espeak_ng_InitializeOutput() whatever the mode, synchronous included,
+ * where no sample is ever played (pcaudiolib's create_audio_device_object()
+ * connects to PulseAudio, or opens ALSA): with a HOME it cannot write,
+ * libpulse prints "Failed to create secure directory" on stderr, and every
+ * worker talks to the machine's sound server.  This definition takes the
+ * place of pcaudiolib's (the dynamic linker finds the program's own symbols
+ * first, and the linker exports it because libespeak-ng calls it): no
+ * device, as on a machine without sound, which eSpeak handles (it only
+ * plays in the ENOUTPUT_MODE_SPEAK_AUDIO modes).  The audio is the same:
+ * it reaches on_audio() as before. */
+struct audio_object;
+struct audio_object *create_audio_device_object(const char *device, const char *application,
+                                                const char *description);
+struct audio_object *create_audio_device_object(const char *device, const char *application,
+                                                const char *description)
+{
+	(void)device, (void)application, (void)description;
+	return NULL;
+}
+
 /* eSpeak is process-wide: this records that it is taken, and that it was
  * started once (eSpeak 1.51 hangs when started again after a terminate).
  * The one piece of mutable static state in the library, forced by
