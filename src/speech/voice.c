@@ -1,6 +1,8 @@
 /* voice.c - load, find and list voice presets (see voice.h). */
 #include "speech/voice.h"
 
+#include "speech/espeak.h"
+
 #include "base/lines.h"
 #include "base/util.h"
 
@@ -109,6 +111,24 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 	return TS_EVOICE;
 }
 
+/* The variant and the Latin voice are eSpeak's: one it does not have is
+ * an error here, at its line (eSpeak would ignore it).  0 or TS_EVOICE. */
+static int check_espeak(const ts_voice *v, const char *path, long variant_line, long latin_line,
+                        ts_error *err)
+{
+	if (v->variant[0] && !ts_espeak_has_variant(v->variant))
+		return ts_error_set(err, TS_EVOICE,
+		                    "%s:%ld: variant \"%s\": eSpeak NG has no such variant "
+		                    "(its variants are the files of %s/voices/!v)",
+		                    path, variant_line, v->variant, ts_espeak_data());
+	if (latin_line && !ts_espeak_has_voice(v->latin_voice))
+		return ts_error_set(err, TS_EVOICE,
+		                    "%s:%ld: latin_voice \"%s\": eSpeak NG has no such voice "
+		                    "('espeak-ng --voices' lists them; en is English)",
+		                    path, latin_line, v->latin_voice);
+	return 0;
+}
+
 int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 {
 	ts_lines *in;
@@ -124,6 +144,7 @@ int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 	snprintf(v->name, sizeof v->name, "%.*s", (int)bl, base);
 	char *line;
 	int got;
+	long variant_line = 0, latin_line = 0;
 	while ((got = ts_lines_next(in, &line, NULL)) > 0) {
 		long lineno = ts_lines_lineno(in);
 		char *s = trim(line);
@@ -135,10 +156,15 @@ int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 			break;
 		}
 		*eq = '\0';
-		if ((rc = set_key(v, trim(s), trim(eq + 1), why, sizeof why))) {
+		const char *key = trim(s);
+		if ((rc = set_key(v, key, trim(eq + 1), why, sizeof why))) {
 			ts_error_set(err, rc, "%s:%ld: %s", path, lineno, why);
 			break;
 		}
+		if (strcmp(key, "variant") == 0)
+			variant_line = lineno;
+		else if (strcmp(key, "latin_voice") == 0)
+			latin_line = lineno;
 	}
 	if (!rc && got < 0)
 		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
@@ -154,7 +180,7 @@ int ts_voice_load(ts_voice *v, const char *path, ts_error *err)
 		    path, v->espeak_voice);
 	if (!v->espeak_voice[0])
 		return ts_error_set(err, TS_EVOICE, "%s: espeak_voice is not set", path);
-	return 0;
+	return check_espeak(v, path, variant_line, latin_line, err);
 }
 
 int ts_voice_find(ts_voice *v, const char *dir, const char *name, ts_error *err)

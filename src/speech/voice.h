@@ -9,7 +9,8 @@
  *     rate = 165
  *     ...
  *
- * Unknown keys and bad values are errors that name the file and line. */
+ * Unknown keys and bad values are errors that name the file and line, and
+ * so are a variant and a latin_voice that eSpeak NG does not have. */
 #ifndef TS_VOICE_H
 #define TS_VOICE_H
 
