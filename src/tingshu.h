@@ -87,12 +87,13 @@ typedef struct ts_plan_chapter {
 
 void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out);
 
-/* Where text goes: 0, or a negative code to stop. */
+/* Where text goes: 0, or a negative code to stop (the output cannot be
+ * written: the caller knows why). */
 typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
 
 /* The plan as text, for --dry-run: "book: TITLE", then a line a chapter:
  * its file, source:line, characters and title, tab-separated.  0, or the
- * code out returned. */
+ * code out returned (or TS_ENOMEM). */
 int ts_plan_print(const ts_plan *p, ts_write_fn out, void *ud);
 
 /* Where a build is. */
@@ -143,6 +144,11 @@ typedef struct ts_build_summary {
  * force: TS_EEXIST, ...). */
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err);
 
+/* The closing line of a build into outdir, cut to fit out: "built 3 of 40
+ * chapters (1 h 02 min of audio), 37 up to date in 1 min 05 s into out",
+ * or "40 chapters up to date in out". */
+void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz);
+
 /* ---- the spoken text ------------------------------------------------ */
 
 /* What ts_text_print() writes. */
@@ -172,7 +178,8 @@ typedef struct ts_text_opts {
  * decoded like a book input.  Returns 0 when the voice and lexicons were
  * loaded (a file that cannot be read is reported to diag as an error and
  * counted in *failed), or with err filled TS_EVOICE when they could not
- * be, TS_EINVAL for an encoding iconv does not know. */
+ * be, TS_EINVAL for an encoding iconv does not know, or the code out
+ * returned when it failed (the files after it are not read). */
 int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
                   void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
 

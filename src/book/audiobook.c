@@ -314,6 +314,21 @@ void ts_progress_text(const ts_progress *p, char *out, size_t sz)
 	         p->chapters, audio, fin, eta);
 }
 
+void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz)
+{
+	char audio[64], took[64], kept[64] = "";
+	if (s->built == 0 && s->failed == 0) {
+		snprintf(out, sz, "%zu chapters up to date in %s", s->kept, outdir);
+		return;
+	}
+	ts_duration_text(s->audio_s, audio, sizeof audio);
+	ts_duration_text(s->elapsed_s, took, sizeof took);
+	if (s->kept)
+		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
+	snprintf(out, sz, "built %zu of %zu chapters (%s of audio)%s in %s into %s", s->built,
+	         s->chapters, audio, kept, took, outdir);
+}
+
 typedef struct progress {
 	const ts_plan *plan;
 	const ts_build_events *ev;

@@ -11,14 +11,23 @@
 typedef struct text_run {
 	ts_write_fn out;
 	void *ud;
+	int out_rc; /* the output failed: the run stops, and no input is to blame */
 	int line_has_tokens;
 } text_run;
+
+static int emit(text_run *t, const char *s, size_t n)
+{
+	int rc = t->out(t->ud, s, n);
+	if (rc && !t->out_rc)
+		t->out_rc = rc;
+	return rc;
+}
 
 static int on_text_chunk(void *ud, const ts_chunk *c)
 {
 	text_run *t = ud;
-	int rc = t->out(t->ud, c->text, c->len);
-	return rc ? rc : t->out(t->ud, "\n", 1);
+	int rc = emit(t, c->text, c->len);
+	return rc ? rc : emit(t, "\n", 1);
 }
 
 /* pinyin: the tokens of a line's chunks, joined by a space. */
@@ -29,9 +38,9 @@ static int on_pinyin_chunk(void *ud, const ts_chunk *c)
 	if (!c->tokens || c->tokens_len == 0)
 		return 0;
 	if (t->line_has_tokens)
-		rc = t->out(t->ud, " ", 1);
+		rc = emit(t, " ", 1);
 	t->line_has_tokens = 1;
-	return rc ? rc : t->out(t->ud, c->tokens, c->tokens_len);
+	return rc ? rc : emit(t, c->tokens, c->tokens_len);
 }
 
 static int on_pinyin_line(void *ud, const char *s, size_t n, int line_end)
@@ -41,14 +50,14 @@ static int on_pinyin_line(void *ud, const char *s, size_t n, int line_end)
 	if (!line_end)
 		return 0;
 	t->line_has_tokens = 0;
-	return t->out(t->ud, "\n", 1);
+	return emit(t, "\n", 1);
 }
 
 static int on_text_line(void *ud, const char *s, size_t n, int line_end)
 {
 	text_run *t = ud;
-	int rc = t->out(t->ud, s, n);
-	return rc || !line_end ? rc : t->out(t->ud, "\n", 1);
+	int rc = emit(t, s, n);
+	return rc || !line_end ? rc : emit(t, "\n", 1);
 }
 
 static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, text_run *t)
@@ -91,7 +100,10 @@ static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *pa
 		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
 			break;
 	rc = rc ? rc : got;
-	if (rc == TS_EIO)
+	if (t->out_rc) /* the output failed, not the file */
+		rc = ts_error_set(err, t->out_rc, "cannot write the text of %s: %s", path,
+		                  ts_strerror(t->out_rc));
+	else if (rc == TS_EIO)
 		ts_error_set(err, rc, "%s: read error", path);
 	else if (rc)
 		ts_error_set(err, rc, "%s", path);
@@ -118,7 +130,13 @@ int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_w
 		text_run t = {.out = out, .ud = out_ud};
 		ts_error fe = {0};
 		ts_buf unreadable = {0};
-		if (print_file(o, r.lang, files[i], &t, &unreadable, &fe)) {
+		int bad = print_file(o, r.lang, files[i], &t, &unreadable, &fe);
+		if (t.out_rc) {
+			rc = ts_error_set(err, t.out_rc, "%s", ts_error_msg(&fe));
+			ts_buf_free(&unreadable);
+			break;
+		}
+		if (bad) {
 			(*failed)++;
 			if (diag)
 				diag(ud, TS_ERROR, fe.msg[0] ? fe.msg : files[i]);

@@ -21,6 +21,7 @@ static cli g;
 static ts_build_opts bo;
 static ts_text_opts to;
 static int progress_shown; /* a progress line is on the terminal */
+static int out_errno;      /* why standard output could not be written */
 static volatile sig_atomic_t interrupted;
 
 /* Clear the progress line, if one is shown, before anything else is. */
@@ -273,7 +274,9 @@ static int cmd_voices(const command *c, int argc, char **argv)
 static int write_stdout(void *ud, const char *s, size_t n)
 {
 	(void)ud;
-	return fwrite(s, 1, n, stdout) == n ? 0 : TS_EIO;
+	if (fwrite(s, 1, n, stdout) != n && !out_errno)
+		out_errno = errno;
+	return out_errno ? TS_EIO : 0;
 }
 
 static int cmd_text(const command *c, int argc, char **argv)
@@ -289,16 +292,11 @@ static int cmd_text(const command *c, int argc, char **argv)
 	                       &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
-	if (rc) {
+	if (rc && !out_errno) { /* standard output's failure: main() reports it */
 		msg("error", "%s", ts_error_msg(&err));
 		return EXIT_USAGE;
 	}
-	rc = failed ? EXIT_FAILED : EXIT_OK;
-	if (fflush(stdout) != 0) {
-		msg("error", "cannot write to standard output: %s", strerror(errno));
-		rc = EXIT_FAILED;
-	}
-	return rc;
+	return rc || failed ? EXIT_FAILED : EXIT_OK;
 }
 
 /* ---- build ------------------------------------------------------------ */
@@ -312,24 +310,6 @@ static void on_progress(void *ud, const ts_progress *p)
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	progress_shown = 1;
-}
-
-/* The closing line of a build. */
-static void report(const ts_build_summary *s)
-{
-	char audio[64], took[64], kept[64] = "";
-	if (g.quiet)
-		return;
-	if (s->built == 0 && s->failed == 0) {
-		msg("", "%zu chapters up to date in %s", s->kept, bo.outdir);
-		return;
-	}
-	ts_duration_text(s->audio_s, audio, sizeof audio);
-	ts_duration_text(s->elapsed_s, took, sizeof took);
-	if (s->kept)
-		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
-	msg("", "built %zu of %zu chapters (%s of audio)%s in %s into %s", s->built, s->chapters,
-	    audio, kept, took, bo.outdir);
 }
 
 static int cmd_build(const command *c, int argc, char **argv)
@@ -352,9 +332,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 		ts_plan_free(plan);
 		return status;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
+	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -373,7 +351,10 @@ static int cmd_build(const command *c, int argc, char **argv)
 		/* 75 when a retry may cure every failure: engines retry it. */
 		if (sum.failed)
 			status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
-		report(&sum);
+		char line[1024];
+		ts_summary_text(&sum, bo.outdir, line, sizeof line);
+		if (!g.quiet)
+			msg("", "%s", line);
 	}
 	ts_plan_free(plan);
 	return status;
@@ -405,17 +386,32 @@ static const command *find_command(const char *name)
 
 static int print_help(const command *c)
 {
-	if (!c) {
-		fputs(main_help, stdout);
-		return EXIT_OK;
-	}
+	if (!c)
+		return fputs(main_help, stdout), EXIT_OK;
 	printf("%s\nOptions:\n", c->head);
 	opt_help(stdout, c->blocks, c->nblocks);
 	fputs(c->tail, stdout);
 	return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* What standard output could not take fails the command, whatever it
+ * was: a full disk, a closed pipe. */
+static int close_stdout(int status)
+{
+	int e = out_errno;
+	if (fflush(stdout) != 0 && !e)
+		e = errno;
+	if (ferror(stdout) && !e)
+		e = EIO;
+	if (fclose(stdout) != 0 && !e && errno != EBADF)
+		e = errno;
+	if (!e)
+		return status;
+	msg("error", "standard output: %s", strerror(e));
+	return status == EXIT_OK ? EXIT_FAILED : status;
+}
+
+static int run(int argc, char **argv)
 {
 	ts_build_opts_init(&bo);
 	to.upto = TS_UPTO_ALL;
@@ -449,4 +445,12 @@ int main(int argc, char **argv)
 	if (!c->operands && nargs > 0)
 		return usage_error(c->name, "unexpected argument '%s'", args[0]);
 	return c->run(c, nargs, args);
+}
+
+int main(int argc, char **argv)
+{
+	char out[1 << 16]; /* help and lists leave at the end, where a failure says why */
+	if (!isatty(1))
+		setvbuf(stdout, out, _IOFBF, sizeof out);
+	return close_stdout(run(argc, argv));
 }
