@@ -1,4 +1,5 @@
-/* error.c - the messages of the error codes and the error value. */
+/* error.c - the messages of the error codes, the error value, and
+ * diagnostics made safe to show. */
 #include "base/error.h"
 
 #include <errno.h>
@@ -73,4 +74,56 @@ int ts_errno_code(int e)
 int ts_error_retryable(int code)
 {
 	return code == TS_ENOSPC || code == TS_ENOMEM || code == TS_ECHILD || code == TS_EBUSY;
+}
+
+/* Length of the UTF-8 sequence at s (the bytes up to NUL), or 0 when
+ * s[0] does not start one: a lead byte and its continuation bytes (the
+ * terminal shows an overlong form as a replacement character, never as a
+ * control). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return s[0] < 0x80 ? 1 : n;
+}
+
+/* The code point of the sequence s[0..n). */
+static unsigned long code_point(const unsigned char *s, size_t n)
+{
+	unsigned long cp = n == 1 ? s[0] : s[0] & (0x7F >> n);
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3F);
+	return cp;
+}
+
+/* Does a terminal act on cp instead of showing it? */
+static int is_control(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x200E || cp == 0x200F ||
+	       cp == 0x061C || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t ts_diag_escape(const char *msg, char *out, size_t outsz)
+{
+	const unsigned char *s = (const unsigned char *)msg;
+	size_t o = 0;
+	while (*s) {
+		char esc[8];
+		size_t n = utf8_len(s), k;
+		unsigned long cp = n ? code_point(s, n) : 0;
+		if (!n || is_control(cp))
+			k = (size_t)snprintf(esc, sizeof esc, n > 1 ? "\\u%04lX" : "\\x%02lX",
+			                     n ? cp : (unsigned long)s[0]);
+		else
+			memcpy(esc, s, k = n);
+		if (o + k >= outsz)
+			break;
+		memcpy(out + o, esc, k);
+		o += k;
+		s += n ? n : 1;
+	}
+	out[o] = '\0';
+	return o;
 }

@@ -78,7 +78,17 @@ typedef enum ts_level {
 } ts_level;
 
 /* Where diagnostics go: the caller shows them (or not).  msg is valid
- * during the call only. */
+ * during the call only.  It may quote the input as it is (a title, a
+ * file name): show it through ts_diag_escape(). */
 typedef void (*ts_diag_fn)(void *ud, ts_level level, const char *msg);
+
+/* msg made safe to show on a terminal, into out (outsz > 0; always
+ * NUL-terminated, cut between characters when it does not fit): what a
+ * message quotes from the input cannot move the cursor, change colours
+ * or reorder the line.  C0 controls, DEL and bytes that are not UTF-8
+ * become \xHH (ESC: \x1B); C1 controls, the bidirectional embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the marks
+ * LRM, RLM and ALM become \uHHHH.  Returns the length of out. */
+size_t ts_diag_escape(const char *msg, char *out, size_t outsz);
 
 #endif

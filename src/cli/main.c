@@ -34,15 +34,17 @@ static void clear_progress(void)
 
 static void msg(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Every message: what it quotes of the input is made safe to show. */
 static void msg(const char *kind, const char *fmt, ...)
 {
+	char text[4096], shown[4096];
 	va_list ap;
 	clear_progress();
-	fprintf(stderr, "tingshu: %s%s", kind, *kind ? ": " : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	ts_diag_escape(text, shown, sizeof shown);
+	fprintf(stderr, "tingshu: %s%s%s\n", kind, *kind ? ": " : "", shown);
 }
 
 /* The library's diagnostics: errors always, warnings unless -q, detail

@@ -1,5 +1,6 @@
 /* options.c - parsing and help from the option tables (see options.h). */
 #include "cli/options.h"
+#include "tingshu.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -12,13 +13,14 @@ enum { OPTS_MAX = 64, HELP_COLUMN = 25, HELP_WIDTH = 79 };
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
+	char text[2048], shown[2048];
 	va_list ap;
-	fprintf(stderr, "tingshu: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'tingshu %s%s--help' for more information.\n", cmd ? cmd : "",
-	        cmd ? " " : "");
+	ts_diag_escape(text, shown, sizeof shown); /* it may quote the command line */
+	fprintf(stderr, "tingshu: %s\nTry 'tingshu %s%s--help' for more information.\n", shown,
+	        cmd ? cmd : "", cmd ? " " : "");
 	return EXIT_USAGE;
 }
 
