@@ -423,6 +423,7 @@ typedef struct work {
 	char *todo;      /* per chapter: to build (its lock is held) */
 	ts_record **old; /* per chapter to build: its earlier record, or NULL */
 	size_t ntodo, kept, failed, retry;
+	size_t empty; /* chapters with nothing to speak, skipped */
 } work;
 
 static void work_free(const ts_plan *p, work *w, size_t n)
@@ -439,7 +440,9 @@ static void work_free(const ts_plan *p, work *w, size_t n)
 /* The key of every chapter; of those selected, the ones to build: all
  * with --force, else those whose record is missing, has another key or
  * names files that are not there as they were.  A chapter that cannot be
- * read is an error of its own.  0, or TS_ENOMEM. */
+ * read is an error of its own; one known to have nothing to speak (an
+ * empty record of its key) is skipped again with its warning.  0, or
+ * TS_ENOMEM. */
 static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
 {
 	size_t n = p->n;
@@ -464,6 +467,15 @@ static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
 		if (!p->selected[i])
 			continue;
 		int had = ts_record_read(p->o.outdir, p->names[i], r, NULL) == 1;
+		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 && r->empty) {
+			const ts_chapter *ch = ts_book_chapter(p->book, i);
+			diag(p, TS_WARNING,
+			     "%s:%ld: chapter \"%s\" has nothing to speak (no words, only "
+			     "punctuation or symbols); skipped",
+			     ch->display, ch->line, ch->title);
+			w->empty++;
+			continue;
+		}
 		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 &&
 		    ts_record_files_ok(p->o.outdir, r)) {
 			w->kept++;
@@ -502,6 +514,11 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 			continue;
 		if (r->warning[0])
 			diag(p, TS_WARNING, "%s", r->warning);
+		if (r->err.code == TS_EEMPTY) { /* README: "warning; skipped" */
+			diag(p, TS_WARNING, "%s", ts_error_msg(&r->err));
+			w->empty++;
+			continue;
+		}
 		if (r->err.code) {
 			diag(p, TS_ERROR, "%s", ts_error_msg(&r->err));
 			w->failed++;
@@ -597,9 +614,11 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 	if (rc)
 		goto out;
 	diag(p, TS_INFO, "largest worker peak memory: %ld KB", stats.worker_maxrss_kb);
-	for (size_t i = 0; i < n; i++)
-		if (w->todo[i] && !prog.results[i].err.code && w->old[i])
-			ts_folder_remove_superseded(p, i, w->old[i]);
+	for (size_t i = 0; i < n; i++) {
+		int code = prog.results[i].err.code;
+		if (w->todo[i] && w->old[i] && (!code || code == TS_EEMPTY))
+			ts_folder_remove_superseded(p, i, w->old[i], code == TS_EEMPTY);
+	}
 	report_chapters(p, prog.results, stats.sample_rate, w, sum);
 out:
 	free(prog.partial);
@@ -633,6 +652,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 		goto out;
 	if ((rc = ts_folder_write_book(p, &present, &complete, err)))
 		goto out;
+	sum->chapters -= w.empty;
 	sum->failed = w.failed;
 	sum->retry = w.retry;
 	sum->complete = complete;

@@ -54,7 +54,8 @@ typedef struct chapter_run {
 	size_t since_report;
 	ts_chapter_progress_fn progress;
 	void *ud;
-	int in_title; /* the title is being spoken: not counted */
+	int in_title;   /* the title is being spoken: not counted */
+	int body_heard; /* some of the body was heard (not only silent marks) */
 	/* Timing: the speech of the sentence being spoken, from the start of
 	 * its first chunk's to the end of its last chunk's. */
 	ts_cues *cues; /* NULL: no timing files */
@@ -82,6 +83,7 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 	if (r->cues && (brk == TS_BREAK_NONE || brk >= TS_BREAK_PARAGRAPH))
 		ts_cues_paragraph(r->cues);
 	if (end > start) {
+		r->body_heard |= !r->in_title;
 		if (!r->cue_heard)
 			r->cue_start = start;
 		r->cue_end = end;
@@ -207,9 +209,12 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		         "%s: chapter \"%s\": characters the voice cannot read: %s", ch->display,
 		         ch->title, warn.data);
 	ts_buf_free(&warn);
-	if (res->chars == 0 && !ch->title_spoken) {
+	/* Punctuation alone has characters, and eSpeak says nothing. */
+	if (!r.body_heard && !ch->title_spoken) {
 		rc = TS_EEMPTY;
-		ts_error_set(&res->err, rc, "%s:%ld: chapter \"%s\" has nothing to speak",
+		ts_error_set(&res->err, rc,
+		             "%s:%ld: chapter \"%s\" has nothing to speak (no words, only "
+		             "punctuation or symbols); skipped",
 		             ch->display, ch->line, ch->title);
 		goto out;
 	}
@@ -418,12 +423,15 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 	write_all(w->res_fd, &m, sizeof m);
 }
 
-/* The record of chapter idx, just built (see state.h); a failure to
- * write it fails the chapter, which a later build makes again. */
+/* The record of chapter idx, just built (see state.h), or found to have
+ * nothing to speak (TS_EEMPTY: a record without files, so that later
+ * builds skip it as up to date); a failure to write it fails the chapter,
+ * which a later build makes again. */
 static void record_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
                            ts_chapter_result *res)
 {
-	ts_record rec = {.synth_rate = ts_synth_rate(syn),
+	ts_record rec = {.empty = res->err.code == TS_EEMPTY,
+	                 .synth_rate = ts_synth_rate(syn),
 	                 .wpm = ts_synth_wpm(syn),
 	                 .samples = res->samples,
 	                 .sentences = res->sentences,
@@ -432,8 +440,9 @@ static void record_chapter(const ts_build_job *job, int idx, const ts_synth *syn
 	memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
 	const char *slash = strrchr(job->paths[idx], '/');
 	const char *audio = slash ? slash + 1 : job->paths[idx];
-	snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", audio);
-	for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+	if (!rec.empty)
+		snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", audio);
+	for (int t = 0; t < TS_CUES_NFORMATS && !rec.empty; t++) {
 		char *name = (job->timing & (1u << t)) ? ts_cues_path(audio, t) : NULL;
 		if (name)
 			snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", name);
@@ -486,7 +495,7 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
 			                 job->paths[idx], job->timing, &wo, &m.res, worker_progress,
 			                 &ctx);
-			if (!m.res.err.code && job->keys)
+			if ((!m.res.err.code || m.res.err.code == TS_EEMPTY) && job->keys)
 				record_chapter(job, idx, syn, &m.res);
 			m.samples = m.res.samples;
 			struct rusage ru;

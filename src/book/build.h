@@ -47,7 +47,9 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * TS_CUES_* formats in timing (0: none) beside it: a cue for the title,
  * when it is spoken, then one for each sentence heard, spanning its speech
  * (see cues.h).  The timing files are put in place only with the audio.
- * Fills res and returns res->err.code.  progress may be NULL. */
+ * Fills res and returns res->err.code: TS_EEMPTY, and no file, when
+ * nothing of the body is heard and no title is spoken (punctuation
+ * only).  progress may be NULL. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,

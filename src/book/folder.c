@@ -212,8 +212,10 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 		goto out;
 	locked = 1;
 	for (size_t i = 0; i < p->n; i++) {
-		if (ts_record_read(p->o.outdir, p->names[i], r, NULL) != 1 ||
-		    !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
+		int had = ts_record_read(p->o.outdir, p->names[i], r, NULL) == 1;
+		if (had && r->empty && p->keys && strcmp(r->key, p->keys[i]) == 0)
+			continue; /* nothing to speak: not in the book */
+		if (!had || !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
 			*complete = 0;
 			continue;
 		}
@@ -294,11 +296,11 @@ void ts_folder_remove_stale(const ts_plan *p)
 	ts_record_each(p->o.outdir, remove_if_stale, (void *)p);
 }
 
-void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old)
+void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old, int empty)
 {
 	for (size_t k = 0; k < old->nfiles; k++) {
-		int kept = strcmp(old->files[k], p->names[i]) == 0;
-		for (int t = 0; t < TS_CUES_NFORMATS && !kept; t++)
+		int kept = !empty && strcmp(old->files[k], p->names[i]) == 0;
+		for (int t = 0; t < TS_CUES_NFORMATS && !kept && !empty; t++)
 			kept = p->timing[i][t] && strcmp(old->files[k], p->timing[i][t]) == 0;
 		if (!kept)
 			remove_file(p, old->files[k]);

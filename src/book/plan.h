@@ -47,7 +47,8 @@ void ts_folder_sweep(const ts_plan *p, long pid);
 
 /* manifest.json, playlist.m3u and index.html from the chapter records:
  * exactly the chapters whose files are in the folder, the book marked
- * complete when every chapter is there and up to date (p->keys); once it
+ * complete when every chapter is there and up to date (p->keys), or known
+ * to have nothing to speak (an empty record of its key); once it
  * is, the files of chapters it no longer has go (ts_folder_remove_stale).
  * When no chapter is there yet, nothing is written and *present is 0.
  * Done under the folder's "book" lock.  0, or a code with err filled. */
@@ -59,7 +60,8 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 void ts_folder_remove_stale(const ts_plan *p);
 
 /* Remove the files old named that chapter i's files no longer include
- * (a timing format dropped). */
-void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old);
+ * (a timing format dropped), or all of them when it has none now (empty:
+ * nothing to speak). */
+void ts_folder_remove_superseded(const ts_plan *p, size_t i, const ts_record *old, int empty);
 
 #endif

@@ -60,6 +60,8 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
 	                 "\nlimited_s %.17g\n",
 	    r->key, r->synth_rate, r->wpm, r->samples, r->sentences, r->chars, a->out_rate,
 	    a->frames, a->input_lufs, a->gain_db, a->output_lufs, a->true_peak_db, a->limited_s);
+	if (r->empty)
+		ts_buf_printf(&text, "empty 1\n");
 	for (size_t i = 0; i < r->nfiles; i++)
 		ts_buf_printf(&text, "file %lld %s\n", r->sizes[i], r->files[i]);
 	int rc = ts_buf_error(&text) || record_path(&path, outdir, audio)
@@ -122,6 +124,8 @@ static int parse_line(ts_record *r, const char *line)
 		r->audio.true_peak_db = d;
 	else if (IS("limited_s"))
 		r->audio.limited_s = d;
+	else if (IS("empty"))
+		r->empty = d != 0;
 		/* Unknown names are for later versions: skipped. */
 #undef IS
 	return 0;
@@ -154,7 +158,7 @@ int ts_record_read(const char *outdir, const char *audio, ts_record *r, ts_error
 	}
 	if (got < 0)
 		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
-	else if (!r->key[0] || r->nfiles == 0)
+	else if (!r->key[0] || (r->nfiles == 0) != r->empty)
 		rc = ts_error_set(err, TS_EINVAL, "%s: not a chapter record", path.data);
 	else
 		rc = 1;

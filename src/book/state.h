@@ -4,7 +4,8 @@
  *
  * A record names the chapter's key (a hash of everything that decides
  * its bytes, see ts_chapter_key()), the files it made with their sizes,
- * and what the manifest says of it.  A later build keeps a chapter whose
+ * and what the manifest says of it; a chapter with nothing to speak has a
+ * record without files (empty).  A later build keeps a chapter whose
  * record has its key and whose files are all there at their sizes, and
  * deletes only files a record names: tingshu never removes a file it did
  * not make.  A record is replaced atomically, so it survives any crash:
@@ -28,6 +29,7 @@ enum { TS_RECORD_FILES = 1 + TS_CUES_NFORMATS, TS_RECORD_NAME = 256 };
 /* One chapter as built. */
 typedef struct ts_record {
 	char key[TS_HASH_HEX];
+	int empty;           /* nothing to speak: skipped, no files */
 	int synth_rate, wpm; /* of the synthesizer that spoke it */
 	uint64_t samples;    /* at synth_rate */
 	size_t sentences, chars;
