@@ -19,6 +19,11 @@
  * first line instead of filling memory. */
 #define USERLEX_LINE_MAX 4096
 
+/* Bad lines warned of one by one in a file; the rest are counted in one
+ * warning (a file that is not a lexicon at all would print a warning a
+ * line). */
+#define USERLEX_WARNINGS_MAX 20
+
 typedef struct entry {
 	uint32_t cp0;       /* the word's first (folded) character */
 	uint32_t first_cp;  /* pool index of the word's code points */
@@ -205,6 +210,7 @@ int ts_userlex_load(ts_userlex *u, const char *path, ts_diag_fn diag, void *ud, 
 		return rc;
 	char *p;
 	int got;
+	size_t bad = 0;
 	while ((got = ts_lines_next(in, &p, NULL)) > 0) {
 		char *hash = strchr(p, '#');
 		if (hash)
@@ -232,13 +238,19 @@ int ts_userlex_load(ts_userlex *u, const char *path, ts_diag_fn diag, void *ud, 
 			ts_error_set(err, rc, NULL);
 			break;
 		}
-		if ((rc || !tab) && diag) {
+		if ((rc || !tab) && ++bad <= USERLEX_WARNINGS_MAX && diag) {
 			char m[1200];
 			snprintf(m, sizeof m, "%s:%ld: %s; line skipped", path, ts_lines_lineno(in),
 			         why);
 			diag(ud, TS_WARNING, m);
 		}
 		rc = 0;
+	}
+	if (bad > USERLEX_WARNINGS_MAX && diag) {
+		char m[1200];
+		snprintf(m, sizeof m, "%s: and %zu more bad lines skipped", path,
+		         bad - USERLEX_WARNINGS_MAX);
+		diag(ud, TS_WARNING, m);
 	}
 	if (!rc && got < 0)
 		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));

@@ -12,7 +12,8 @@
  * that starts first, then the longer, wins.
  *
  * Bad-input policy: a line that is not an entry is skipped with a warning
- * naming the file and line; the rest of the file is used.  A line longer
+ * naming the file and line (the first 20 of a file; the others are
+ * counted in one more); the rest of the file is used.  A line longer
  * than 4096 bytes is an error (TS_ETOOLONG): the file is not a lexicon. */
 #ifndef TS_USERLEX_H
 #define TS_USERLEX_H
@@ -32,10 +33,11 @@ typedef struct ts_userlex ts_userlex;
 ts_userlex *ts_userlex_new(const ts_lexicon *lx);
 void ts_userlex_free(ts_userlex *u);
 
-/* Add the entries of the file at path; bad lines are skipped, each with a
- * TS_WARNING to diag (may be NULL) with ud: "FILE:LINE: why; line
- * skipped".  Returns 0, or TS_ENOENT, TS_EIO, TS_ETOOLONG, TS_ENOMEM with
- * err (may be NULL) set. */
+/* Add the entries of the file at path; bad lines are skipped, the first
+ * 20 each with a TS_WARNING to diag (may be NULL) with ud: "FILE:LINE:
+ * why; line skipped", then one for the others: "FILE: and N more bad
+ * lines skipped".  Returns 0, or TS_ENOENT, TS_EIO, TS_ETOOLONG,
+ * TS_ENOMEM with err (may be NULL) set. */
 int ts_userlex_load(ts_userlex *u, const char *path, ts_diag_fn diag, void *ud, ts_error *err);
 
 /* Add one entry: word (UTF-8, Han only) read as pinyin (syllables

@@ -61,6 +61,40 @@ static void collect_warning(void *ud, ts_level level, const char *m)
 	ts_buf_printf(b, "%s%s\n", level == TS_WARNING ? "" : "not a warning: ", m);
 }
 
+/* A file of 2 entries and 1000 bad lines: 20 warnings with file:line,
+ * then one that counts the other 980; the entries are kept. */
+static void many_bad_lines(const ts_lexicon *lx, const char *scratch)
+{
+	char path[1024], want[1100];
+	snprintf(path, sizeof path, "%s/many-bad-lines.txt", scratch);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("银行\tyin2 xing2\n", f);
+	for (int i = 0; i < 1000; i++)
+		fprintf(f, "bad line %d\n", i);
+	fputs("长大\tzhang3 da4\n", f);
+	fclose(f);
+	ts_userlex *u = ts_userlex_new(lx);
+	ts_buf warns = {0};
+	ts_error err = {0};
+	CHECK(ts_userlex_load(u, path, collect_warning, &warns, &err) == 0);
+	CHECK(ts_userlex_count(u) == 2);
+	size_t lines = 0;
+	for (size_t i = 0; i < warns.len; i++)
+		lines += warns.data[i] == '\n';
+	CHECK(lines == 21);
+	snprintf(want, sizeof want, "%s:21: ", path);
+	CHECK(warns.data && strstr(warns.data, want));
+	snprintf(want, sizeof want, "%s:22: ", path);
+	CHECK(warns.data && !strstr(warns.data, want));
+	snprintf(want, sizeof want, "%s: and 980 more bad lines skipped\n", path);
+	CHECK(warns.data && strstr(warns.data, want));
+	ts_buf_free(&warns);
+	ts_userlex_free(u);
+}
+
 /* A rules file with one bad line is refused, naming the file and line. */
 static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
 {
@@ -217,6 +251,7 @@ int main(int argc, char **argv)
 	CHECK(warns.data && !strstr(warns.data, want));
 	CHECK(warns.data && !strstr(warns.data, "not a warning"));
 	ts_buf_free(&warns);
+	many_bad_lines(lx, argv[3]);
 	snprintf(path, sizeof path, "%s/no-such-lexicon.txt", argv[3]);
 	CHECK(ts_userlex_load(u2, path, collect_warning, &warns, &err) == TS_ENOENT);
 	CHECK(err.code == TS_ENOENT && strstr(err.msg, path));
