@@ -250,6 +250,28 @@ char *ts_strndup(const char *s, size_t n)
 	return p;
 }
 
+char *ts_strdup_cut(const char *s, size_t max)
+{
+	size_t chars = 0, cut = 0, i;
+	/* A character starts at every byte but a continuation byte. */
+	for (i = 0; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xC0) == 0x80)
+			continue;
+		if (++chars == max)
+			cut = i;
+		else if (chars > max)
+			break;
+	}
+	if (!s[i])
+		return ts_strndup(s, i);
+	char *p = malloc(cut + sizeof "…");
+	if (p) {
+		memcpy(p, s, cut);
+		memcpy(p + cut, "…", sizeof "…");
+	}
+	return p;
+}
+
 double ts_seconds(void)
 {
 	struct timespec t;

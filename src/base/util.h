@@ -114,6 +114,12 @@ static inline int ts_is_alnum(uint32_t c) /* 0-9 A-Z a-z */
 char *ts_strdup(const char *s);
 char *ts_strndup(const char *s, size_t n);
 
+/* A copy of s (UTF-8) of at most max characters (max >= 1): a longer s is
+ * cut between characters to max - 1 of them and "…" (a 100,000-character
+ * line would be a title read for an hour).  The caller frees it; NULL
+ * when out of memory. */
+char *ts_strdup_cut(const char *s, size_t max);
+
 /* Seconds on the monotonic clock, from an arbitrary start: for measuring
  * how long something took. */
 double ts_seconds(void);

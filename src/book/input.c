@@ -369,7 +369,7 @@ static int push_chapter(scan *sc, const char *title, int front, long start, long
 	memset(c, 0, sizeof *c);
 	c->source = ts_strdup(sc->source);
 	c->display = ts_strdup(sc->display);
-	c->title = ts_strdup(title);
+	c->title = ts_strdup_cut(title, 200); /* spoken, tagged, listed: cut */
 	if (!c->source || !c->display || !c->title) {
 		chapter_clear(c);
 		return TS_ENOMEM;

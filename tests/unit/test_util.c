@@ -1,6 +1,7 @@
 /* test_util.c - base/util: growable arrays (growth, contents kept, sizes
  * that would overflow refused with the array left as it was), the byte
- * buffer's overflow check and the ASCII character classes. */
+ * buffer's overflow check, the ASCII character classes and strings cut
+ * between characters. */
 #include "base/util.h"
 
 #include "check.h"
@@ -131,6 +132,44 @@ static void test_classes(void)
 	CHECK(ts_is_alnum((unsigned char)'z') && ts_is_alnum('0') && !ts_is_alnum('_'));
 }
 
+/* ts_strdup_cut(s, max) is want. */
+static void cut_is(const char *s, size_t max, const char *want)
+{
+	char *got = ts_strdup_cut(s, max);
+	if (!got || strcmp(got, want) != 0) {
+		fprintf(stderr, "ts_strdup_cut(\"%s\", %zu): \"%s\", want \"%s\"\n", s, max,
+		        got ? got : "(null)", want);
+		check_failures++;
+	}
+	free(got);
+}
+
+/* Titles cut between characters, with "…" for what is left out. */
+static void test_cut(void)
+{
+	cut_is("第一章 长夜", 6, "第一章 长夜");
+	cut_is("第一章 长夜", 5, "第一章 …");
+	cut_is("第一章 长夜", 1, "…");
+	cut_is("", 3, "");
+	cut_is("abcdef", 4, "abc…");
+	cut_is("ab𠀀𠀁𠀂", 4, "ab𠀀…");
+	/* Not UTF-8 (GBK): a character starts at every byte but 80-BF. */
+	cut_is("\xc4\xe3\xba\xc3\xca", 3, "\xc4\xe3\xba…");
+	/* 100,000 characters: 199 of them and the ellipsis. */
+	size_t n = 100000;
+	char *big = malloc(3 * n + 1);
+	if (!big)
+		return;
+	for (size_t i = 0; i < n; i++)
+		memcpy(big + 3 * i, "长", 3);
+	big[3 * n] = '\0';
+	char *got = ts_strdup_cut(big, 200);
+	CHECK(got && ts_utf8_count(got, strlen(got)) == 200 && strlen(got) == 3 * 200);
+	CHECK(got && strcmp(got + 3 * 199, "…") == 0 && memcmp(got, big, 3 * 199) == 0);
+	free(got);
+	free(big);
+}
+
 int main(void)
 {
 	test_grow();
@@ -138,5 +177,6 @@ int main(void)
 	test_resize();
 	test_buf_overflow();
 	test_classes();
+	test_cut();
 	return check_done("test_util");
 }
