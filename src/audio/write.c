@@ -393,13 +393,13 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 		free(tmp);
 		return rc;
 	}
-	if (fwrite(data, 1, len, f) != len)
-		rc = TS_EIO;
-	if (fclose(f) != 0)
-		rc = TS_EIO;
-	if (rc)
-		rc = ts_error_set(err, ts_errno_code(errno), "%s: write failed: %s", path,
-		                  strerror(errno));
+	/* The first failure's errno: fclose() after a failed fwrite() may
+	 * succeed, or fail for another reason. */
+	int e = fwrite(data, 1, len, f) != len ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	if (e)
+		rc = ts_error_set(err, ts_errno_code(e), "%s: write failed: %s", path, strerror(e));
 	else if (rename(tmp, path) != 0)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot rename into place: %s",
 		                  path, strerror(errno));
