@@ -173,6 +173,9 @@ int ts_synth_rate(const ts_synth *s)
 const char *ts_synth_version(const char **data_path)
 {
 	const char *path = NULL;
+	/* espeak_Info() reports the data folder only once it is set: the
+	 * same answer whether or not a preset was checked (espeak.c) first. */
+	espeak_ng_InitializePath(NULL);
 	const char *v = espeak_Info(&path);
 	if (data_path)
 		*data_path = path;
