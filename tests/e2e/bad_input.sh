@@ -258,18 +258,23 @@ foreign_output)
 	;;
 
 lexicon_not_text)
-	# A --lexicon that is not text (a device of endless NUL bytes and no
-	# newline) fails at its first line, at once and in bounded memory: a
-	# line reader without a limit would grow until memory ran out.
+	# A --lexicon that is not a regular file (a device of endless NUL
+	# bytes) is refused when opened, before anything is read.
 	good_chapter ch.txt
 	for cmd in text pinyin; do
 		run 2 "$cmd" timeout 10 "$TINGSHU" "$cmd" --lexicon /dev/zero ch.txt
-		err_has "lexicon_not_text $cmd" "--lexicon /dev/zero:1: line too long" "4096 bytes"
+		err_has "lexicon_not_text $cmd" "--lexicon /dev/zero: not a regular file (it is a device)"
 		[ -s "$RUN_OUT" ] && fail "lexicon_not_text: $cmd printed to stdout"
 	done
 	run 2 build timeout 10 "$TINGSHU" build -q --lexicon /dev/zero -o out ch.txt
-	err_has "lexicon_not_text build" "/dev/zero:1: line too long"
+	err_has "lexicon_not_text build" "/dev/zero: not a regular file"
 	[ -e out ] && fail "lexicon_not_text: the output folder was made"
+	# A file that is not text (no newline) fails at its first line, at
+	# once and in bounded memory: a line reader without a limit would grow
+	# until memory ran out.
+	head -c 100000 /dev/zero >zeros.bin
+	run 2 zeros timeout 10 "$TINGSHU" text --lexicon zeros.bin ch.txt
+	err_has "lexicon_not_text zeros" "--lexicon zeros.bin:1: line too long" "4096 bytes"
 	# The same for a lexicon.txt beside the book with a line too long.
 	mkdir book
 	good_chapter book/ch.txt
@@ -280,6 +285,59 @@ lexicon_not_text)
 	} >book/lexicon.txt
 	run 2 beside timeout 10 "$TINGSHU" pinyin book/ch.txt
 	err_has "lexicon_not_text beside" "book/lexicon.txt:2: line too long"
+	;;
+
+lexicon_fifo)
+	# A named pipe as a lexicon, given or beside the book, is refused
+	# at once: opening it used to wait for a writer for ever.
+	good_chapter ch.txt
+	mkfifo pipe.txt
+	for cmd in text pinyin; do
+		run 2 "$cmd" timeout 10 "$TINGSHU" "$cmd" --lexicon pipe.txt ch.txt
+		err_has "lexicon_fifo $cmd" "--lexicon pipe.txt: not a regular file (it is a named pipe)"
+	done
+	run 2 build timeout 10 "$TINGSHU" build -q --lexicon pipe.txt -o out ch.txt
+	err_has "lexicon_fifo build" "pipe.txt: not a regular file"
+	[ -e out ] && fail "lexicon_fifo: the output folder was made"
+	mkdir book
+	good_chapter book/ch.txt
+	mkfifo book/lexicon.txt
+	run 2 beside timeout 10 "$TINGSHU" build -q -o out book
+	err_has "lexicon_fifo beside" "book/lexicon.txt: not a regular file (it is a named pipe)"
+	[ -e out ] && fail "lexicon_fifo: the output folder was made"
+	;;
+
+lexicon_too_big)
+	# A data file has at most 64 MB: an 80 MB lexicon.txt without a
+	# newline (sparse: it takes no disk) is refused by its size, at once.
+	mkdir book
+	good_chapter book/ch.txt
+	truncate -s 80M book/lexicon.txt
+	SECONDS=0
+	run 2 beside timeout 10 "$TINGSHU" build -q -o out book
+	err_has "lexicon_too_big beside" \
+		"lexicon book/lexicon.txt: too big for a data file (83886080 bytes; the limit is 64 MB)"
+	[ -e out ] && fail "lexicon_too_big: the output folder was made"
+	good_chapter ch.txt
+	truncate -s 80M big.txt
+	run 2 given timeout 10 "$TINGSHU" pinyin --lexicon big.txt ch.txt
+	err_has "lexicon_too_big given" "--lexicon big.txt: too big for a data file"
+	[ "$SECONDS" -le 5 ] || fail "lexicon_too_big: took $SECONDS s"
+	;;
+
+voice_not_file)
+	# A voice preset given as a path must be a regular file: a device is
+	# not read (it used to be, to the line limit), a folder not opened.
+	good_chapter ch.txt
+	mkdir presets
+	run 2 device timeout 10 "$TINGSHU" text --voice /dev/zero ch.txt
+	err_has "voice_not_file device" "/dev/zero: not a regular file (it is a device)"
+	run 2 folder timeout 10 "$TINGSHU" build -q --voice ./presets -o out ch.txt
+	err_has "voice_not_file folder" "./presets: not a regular file (it is a folder)"
+	[ -e out ] && fail "voice_not_file: the output folder was made"
+	mkfifo presets/slow.voice
+	run 2 fifo timeout 10 "$TINGSHU" pinyin --voice presets/slow.voice ch.txt
+	err_has "voice_not_file fifo" "presets/slow.voice: not a regular file (it is a named pipe)"
 	;;
 
 *)
