@@ -62,6 +62,18 @@ static void on_signal(int sig)
 	interrupted = sig;
 }
 
+/* Ctrl-C, SIGTERM and SIGHUP only set interrupted: the library stops and
+ * removes what it has not finished (a read they interrupt returns). */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 /* ---- options ---------------------------------------------------------- */
 
 static int parse_lexicon(const opt *o, const char *v, void *base, char *why, size_t sz)
@@ -285,13 +297,15 @@ static int cmd_text(const command *c, int argc, char **argv)
 	                        : TS_TEXT_LINES;
 	ts_error err = {0};
 	size_t failed = 0;
+	to.cancel = &interrupted;
+	catch_signals();
 	int rc = ts_text_print(&to, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL, &failed,
 	                       &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
-		return EXIT_USAGE;
+		return rc == TS_ECANCELED ? 130 : EXIT_USAGE;
 	}
 	rc = failed ? EXIT_FAILED : EXIT_OK;
 	if (fflush(stdout) != 0) {
@@ -337,12 +351,14 @@ static int cmd_build(const command *c, int argc, char **argv)
 	ts_error err = {0};
 	ts_plan *plan;
 	bo.cancel = &interrupted;
+	catch_signals();
 	int rc = ts_plan_new(&plan, &bo, argv, (size_t)argc, on_diag, NULL, &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
 		return rc == TS_EVOICE          ? EXIT_USAGE
+		       : rc == TS_ECANCELED     ? 130
 		       : ts_error_retryable(rc) ? EXIT_RETRY
 		                                : EXIT_FAILED;
 	}
@@ -352,12 +368,6 @@ static int cmd_build(const command *c, int argc, char **argv)
 		ts_plan_free(plan);
 		return status;
 	}
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	ts_build_events ev = {.diag = on_diag};
 	if (isatty(2) && !g.quiet)
 		ev.progress = on_progress;
