@@ -63,7 +63,9 @@ typedef struct ts_plan ts_plan;
  * TS_EINVAL for a setting that is wrong or does not go with another
  * (an unknown format or encoding, a bad timing list: a front end reports
  * it as a usage error), TS_EVOICE when the voice, its data or a lexicon
- * cannot be loaded, TS_EEMPTY when no input has a chapter with text.
+ * cannot be loaded, TS_EEMPTY when no input has a chapter with text,
+ * TS_ECANCELED when *o->cancel was set while the inputs were read (their
+ * temporary copies are removed).
  * An input that cannot be read is reported to diag and left out (see
  * ts_plan_inputs_failed()).  Free with ts_plan_free(). */
 int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size_t ninputs,
@@ -170,7 +172,8 @@ enum {
 typedef struct ts_text_opts {
 	ts_read_opts read;
 	ts_text_mode mode;
-	int upto; /* TS_UPTO_* */
+	int upto;                      /* TS_UPTO_* */
+	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
 } ts_text_opts;
 
 /* Text of each file as it will be spoken (see ts_text_mode): one output
@@ -178,8 +181,9 @@ typedef struct ts_text_opts {
  * decoded like a book input.  Returns 0 when the voice and lexicons were
  * loaded (a file that cannot be read is reported to diag as an error and
  * counted in *failed), or with err filled TS_EVOICE when they could not
- * be, TS_EINVAL for an encoding iconv does not know, or the code out
- * returned when it failed (the files after it are not read). */
+ * be, TS_EINVAL for an encoding iconv does not know, TS_ECANCELED when
+ * *o->cancel was set (temporary copies of the input are removed), or the
+ * code out returned when it failed (the files after it are not read). */
 int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
                   void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
 
@@ -193,5 +197,13 @@ int ts_voices_each(const char *voices_dir,
                    void (*fn)(void *ud, const char *name, const char *description,
                               const char *error),
                    void *ud, ts_error *err);
+
+/* The list of `tingshu voices`: a line a preset, "NAME  DESCRIPTION", the
+ * default marked; a preset that cannot be loaded is a warning to diag and
+ * counted in *bad; none at all is a warning too.  Returns 0, the code out
+ * returned, or a negative code with err filled when the folder cannot be
+ * found (TS_EVOICE) or read. */
+int ts_voices_print(const char *voices_dir, ts_write_fn out, void *out_ud, ts_diag_fn diag,
+                    void *ud, size_t *bad, ts_error *err);
 
 #endif

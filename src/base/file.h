@@ -1,14 +1,21 @@
-/* file.h - creating files safely in folders others may write to.
+/* file.h - creating files safely in folders others may write to, opening
+ * files to read that cannot make a read wait or go on without end, and
+ * telling the temporary files of a process of this machine that is gone.
  *
  * Every file tingshu writes is first created under a temporary name and
  * renamed into place when complete.  Creating is exclusive and never
  * follows a symbolic link (O_CREAT|O_EXCL|O_NOFOLLOW): whatever is already
  * there under that name, a link planted by someone else included, makes
- * the creation fail instead of writing through it. */
+ * the creation fail instead of writing through it.
+ *
+ * Every file tingshu reads by name (inputs, data files) is a regular file:
+ * a FIFO would make opening or reading wait for a writer that may never
+ * come, a device such as /dev/zero never ends, a folder cannot be read. */
 #ifndef TS_FILE_H
 #define TS_FILE_H
 
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* Create path for writing (and reading), mode 0666 less the umask.
  * Returns a file descriptor (close-on-exec), or -1 with errno (EEXIST
@@ -17,5 +24,36 @@ int ts_create_excl(const char *path);
 
 /* The same as a stream, mode "wb" or "w+b"; NULL with errno. */
 FILE *ts_fcreate_excl(const char *path, const char *mode);
+
+/* ts_open_regular()'s answer for a file that is not a regular file. */
+#define TS_NOT_REGULAR (-2)
+
+/* Open path for reading if it is a regular file.  Anything else is
+ * refused without being read: a FIFO is opened without waiting for a
+ * writer (O_NONBLOCK) and then refused, and a file swapped for another
+ * between the check and the opening is checked again on the descriptor.
+ * Returns a file descriptor (close-on-exec, blocking reads) with the
+ * file's status in *st (st may be NULL); -1 with errno when it cannot be
+ * opened; or TS_NOT_REGULAR with *st saying what it is (see
+ * ts_file_kind()). */
+int ts_open_regular(const char *path, struct stat *st);
+
+/* The same as a stream for mode ("r", "rb"): NULL with
+ * *rc -1 and errno, or TS_NOT_REGULAR; st as for ts_open_regular(). */
+FILE *ts_fopen_regular(const char *path, const char *mode, struct stat *st, int *rc);
+
+/* What a file of type mode (st_mode) is, for messages: "a folder", "a
+ * named pipe", "a device", "a socket", "a regular file".  Static
+ * storage. */
+const char *ts_file_kind(unsigned mode);
+
+/* This machine's name as it goes into file names: letters, digits, '.',
+ * '-' and '_' only ("host" when it has none), at most 63 bytes. */
+void ts_host_name(char out[64]);
+
+/* 1 when no process pid runs on this machine (so that the temporary
+ * files named after it are left over), else 0; a process of another user
+ * counts as running. */
+int ts_process_gone(long pid);
 
 #endif

@@ -1,10 +1,12 @@
 /* lines.c - the one reader of data files (see lines.h).
  *
  * A byte at a time from stdio's buffer into a buffer of the longest line
- * allowed: the memory is that buffer and stdio's, whatever the file holds,
- * and a pipe or a device is read the same way as a regular file. */
+ * allowed: the memory is that buffer and stdio's, whatever the file holds.
+ * Only regular files are read (base/file.c opens them), and only their
+ * first TS_LINES_SIZE_MAX bytes: the time is bounded too. */
 #include "base/lines.h"
 
+#include "base/file.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -18,6 +20,7 @@ struct ts_lines {
 	size_t max;     /* longest line allowed, in bytes */
 	unsigned flags; /* TS_LINES_* */
 	long lineno;    /* of the line last read */
+	long left;      /* bytes that may still be read: TS_LINES_SIZE_MAX in all */
 	int first;      /* the first line is being read: a byte-order mark may start it */
 	int err;        /* 0, or the error every later call returns */
 	char errmsg[1024];
@@ -39,12 +42,25 @@ int ts_lines_open(ts_lines **out, const char *path, size_t max_len, unsigned fla
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto fail;
 	}
-	if (!(r->f = fopen(path, "re"))) {
+	struct stat st;
+	int orc;
+	if (!(r->f = ts_fopen_regular(path, "r", &st, &orc))) {
 		int e = errno;
-		rc = ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
-		                  strerror(e));
+		if (orc == TS_NOT_REGULAR)
+			rc = ts_error_set(err, TS_EINVAL, "%s: not a regular file (it is %s)", path,
+			                  ts_file_kind(st.st_mode));
+		else
+			rc = ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+			                  strerror(e));
 		goto fail;
 	}
+	if (st.st_size > TS_LINES_SIZE_MAX) {
+		rc = ts_error_set(err, TS_ETOOLONG,
+		                  "%s: too big for a data file (%lld bytes; the limit is %ld MB)",
+		                  path, (long long)st.st_size, TS_LINES_SIZE_MAX >> 20);
+		goto fail;
+	}
+	r->left = TS_LINES_SIZE_MAX;
 	r->max = max_len;
 	r->flags = flags;
 	r->first = 1;
@@ -67,6 +83,16 @@ static int fail(ts_lines *r, int code)
 	return r->err = code;
 }
 
+/* The file has more than TS_LINES_SIZE_MAX bytes after all: it grew, or
+ * it is one of those that say they have none (/proc). */
+static int too_big(ts_lines *r)
+{
+	snprintf(r->errmsg, sizeof r->errmsg,
+	         "%s: too big for a data file (more than %ld MB, the limit)", r->path,
+	         TS_LINES_SIZE_MAX >> 20);
+	return r->err = TS_ETOOLONG;
+}
+
 /* Is s[0..n) blank or a comment? */
 static int is_comment(const char *s, size_t n)
 {
@@ -83,7 +109,11 @@ int ts_lines_next(ts_lines *r, char **line, size_t *len)
 	for (;;) {
 		size_t n = 0;
 		int c;
-		while ((c = getc_unlocked(r->f)) != EOF && c != '\n') {
+		while ((c = getc_unlocked(r->f)) != EOF) {
+			if (--r->left < 0)
+				return too_big(r);
+			if (c == '\n')
+				break;
 			if (n > r->max) { /* max + 1 bytes and more to come: too long, CR or not */
 				r->lineno++;
 				return fail(r, TS_ETOOLONG);

@@ -1,13 +1,19 @@
 /* lines.h - the one reader of data files (language tables, lexicons,
- * voice presets): a line at a time, from a regular file, a pipe or a
- * device alike, in memory bounded by the longest line the caller allows.
+ * voice presets, rules, word tables, the state of a book): a line at a
+ * time, in memory bounded by the longest line the caller allows.
  *
  * A line comes without its newline, without the CR of a CRLF ending and,
  * on the first line, without a UTF-8 byte-order mark.  The reader counts
- * the lines for "FILE:LINE: ..." messages.  A line longer than the limit
- * is an error naming the file, the line and the limit: a file that is not
- * text (/dev/zero, a binary file) fails at once instead of filling
- * memory. */
+ * the lines for "FILE:LINE: ..." messages.
+ *
+ * Every read is bounded.  A data file is a regular file: a FIFO, a
+ * device (/dev/zero) or a folder is refused when opened, without waiting
+ * for a writer or reading anything.  A file is at most
+ * TS_LINES_SIZE_MAX bytes, which is checked when it is opened and again
+ * as it is read (a file may grow, and some report no size).  A line
+ * longer than the limit is an error naming the file, the line and the
+ * limit: a file that is not text (a binary file) fails at once instead of
+ * filling memory. */
 #ifndef TS_LINES_H
 #define TS_LINES_H
 
@@ -16,6 +22,13 @@
 #include <stddef.h>
 
 typedef struct ts_lines ts_lines;
+
+/* The largest data file, in bytes: 64 MB.  The largest file tingshu
+ * ships that is read this way is well under 1 MB, and a lexicon of 64 MB
+ * holds some 3 million entries (ten times the lexicon of the voice) and
+ * takes about 250 MB of memory once loaded: a file larger than that is
+ * not a data file written by hand, or is a mistake. */
+#define TS_LINES_SIZE_MAX (64L * 1024 * 1024)
 
 /* Flags of ts_lines_open(). */
 enum {
@@ -28,15 +41,18 @@ enum {
  * counting the line ending; max_len > 0) with flags (TS_LINES_*).
  * Returns 0 with the reader in *r, or a negative code with *r NULL and
  * err (may be NULL) set: TS_ENOENT or TS_EIO with "PATH: errno's
- * message", TS_ENOMEM, TS_EINVAL for a max_len of 0.  Close the reader
- * with ts_lines_close(). */
+ * message", TS_EINVAL with "PATH: not a regular file (it is a FIFO ...)"
+ * or for a max_len of 0, TS_ETOOLONG with "PATH: too big for a data file
+ * (N bytes; the limit is 64 MB)", TS_ENOMEM.  Close the reader with
+ * ts_lines_close(). */
 int ts_lines_open(ts_lines **r, const char *path, size_t max_len, unsigned flags, ts_error *err);
 
 /* Read the next line.  Returns 1 with *line (NUL-terminated; owned by the
  * reader, which the caller may change in place, valid until the next call)
  * and *len (its length: a NUL byte in the line counts), 0 at the end of
  * the file, or a negative code with ts_lines_errmsg() saying what:
- * TS_ETOOLONG ("FILE:LINE: line too long ...") or TS_EIO ("FILE: errno's
+ * TS_ETOOLONG ("FILE:LINE: line too long ...", or "FILE: too big for a
+ * data file ..." past TS_LINES_SIZE_MAX bytes) or TS_EIO ("FILE: errno's
  * message").  After an error every call returns it again.  len may be
  * NULL. */
 int ts_lines_next(ts_lines *r, char **line, size_t *len);

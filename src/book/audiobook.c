@@ -201,9 +201,14 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto fail;
 	}
+	ts_book_set_cancel(p->book, o->cancel);
 	for (size_t i = 0; i < ninputs; i++)
 		if (ts_book_add(p->book, inputs[i]))
 			p->inputs_failed++;
+	if (o->cancel && *o->cancel) {
+		rc = ts_error_set(err, TS_ECANCELED, NULL);
+		goto fail;
+	}
 	p->n = ts_book_count(p->book);
 	if (p->n == 0) {
 		rc = ts_error_set(err, TS_EEMPTY,

@@ -10,10 +10,12 @@
 
 #include "zh/heading.h"
 #include "text/encoding.h"
+#include "base/file.h"
 #include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,10 @@ struct ts_book {
 	char **temps; /* temporary files made for stdin and decoded text */
 	size_t ntemps;
 	pid_t owner;
-	char *encoding;  /* given with ts_book_set_encoding(), or NULL to detect */
-	char *text_path; /* UTF-8 text of the last file scanned */
+	char *encoding;                /* given with ts_book_set_encoding(), or NULL to detect */
+	char *text_path;               /* UTF-8 text of the last file scanned */
+	volatile sig_atomic_t *cancel; /* reading stops when set; NULL: never */
+	int swept;                     /* the temporary files of dead runs were removed */
 };
 
 static void diag(ts_book *b, ts_level level, const char *fmt, ...)
@@ -56,17 +60,39 @@ static void diag(ts_book *b, ts_level level, const char *fmt, ...)
 		b->diag(b->ud, level, msg);
 }
 
-/* Open an input file for reading; on failure report it (naming display)
- * and set *rc to TS_ENOENT or TS_EIO. */
+/* Open an input file for reading, a regular file only (a FIFO or a
+ * device in a folder of chapters would make the scan wait or never end);
+ * on failure report it (naming display) and set *rc to TS_ENOENT, TS_EIO
+ * or TS_EINVAL. */
 static FILE *open_input(ts_book *b, const char *path, const char *display, int *rc)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	struct stat st;
+	int orc;
+	FILE *f = ts_fopen_regular(path, "rb", &st, &orc);
+	if (!f && orc == TS_NOT_REGULAR) {
+		*rc = TS_EINVAL;
+		diag(b, TS_ERROR, "%s: not a regular file (it is %s)", display,
+		     ts_file_kind(st.st_mode));
+	} else if (!f) {
 		int e = errno;
 		*rc = e == ENOENT ? TS_ENOENT : TS_EIO;
 		diag(b, TS_ERROR, "%s: cannot open: %s", display, strerror(e));
 	}
 	return f;
+}
+
+/* Has the caller asked to stop (ts_book_set_cancel())? */
+static int cancelled(const ts_book *b)
+{
+	return b->cancel && *b->cancel;
+}
+
+/* Reading display stopped because it was asked to: no diagnostic (the
+ * caller knows why), only the message.  Returns TS_ECANCELED. */
+static int stopped(ts_book *b, const char *display)
+{
+	snprintf(b->errmsg, sizeof b->errmsg, "%s: %s", display, ts_strerror(TS_ECANCELED));
+	return TS_ECANCELED;
 }
 
 ts_book *ts_book_new(ts_diag_fn fn, void *ud)
@@ -104,6 +130,11 @@ void ts_book_free(ts_book *b)
 	free(b->encoding);
 	free(b->text_path);
 	free(b);
+}
+
+void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag)
+{
+	b->cancel = flag;
 }
 
 int ts_book_set_encoding(ts_book *b, const char *name)
@@ -664,6 +695,8 @@ static int read_lines(line_reader *r)
 	       r->ncarry > 0) {
 		if (got == 0)
 			return not_text(r, CUT_AT_END, r->carry[0]);
+		if (cancelled(r->sc->b))
+			return stopped(r->sc->b, r->sc->display);
 		memcpy(r->buf, r->carry, r->ncarry);
 		size_t n = r->ncarry + got;
 		r->ncarry = 0;
@@ -728,7 +761,8 @@ static int scan_finish(scan *sc)
  * byte that is not UTF-8 text (invalid, or NUL) undoes the scan - the
  * chapters it added are dropped, its warnings too - and returns NOT_UTF8
  * with *fault filled, so that the caller can decode the file and scan
- * again; in SCAN_STRICT mode it is an error. */
+ * again; in SCAN_STRICT mode it is an error.  A scan stopped by the
+ * caller (TS_ECANCELED) is undone too. */
 static int scan_utf8(ts_book *b, const char *path, const char *display, int mode_book,
                      enum scan_mode mode, utf8_fault *fault)
 {
@@ -753,7 +787,7 @@ static int scan_utf8(ts_book *b, const char *path, const char *display, int mode
 	if (!(rc = read_lines(&r)))
 		rc = scan_finish(&sc);
 out:
-	if (rc == NOT_UTF8) {
+	if (rc == NOT_UTF8 || rc == TS_ECANCELED) {
 		while (b->n > first_chapter)
 			chapter_clear(&b->ch[--b->n]);
 	} else {
@@ -768,15 +802,76 @@ out:
 
 /* ---- decoding ----------------------------------------------------- */
 
+/* Temporary files are TMPDIR/tingshu-WHAT-PID@HOST-XXXXXX (WHAT is stdin
+ * or utf8, PID the process that made it, HOST this machine as
+ * ts_host_name() writes it).  The book removes its own when freed, and a
+ * run stopped by a signal frees it; what a run that was killed (kill -9,
+ * a crash) left is removed by the next run on this machine that adds an
+ * input (sweep_temps()).  A file of a process that still runs, of another
+ * user or of another machine sharing TMPDIR is left alone. */
+static const char *temp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
+/* Is name a temporary file of a process of this machine that is gone? */
+static int temp_left_over(const char *name, const char *host)
+{
+	static const char *const kinds[] = {"tingshu-stdin-", "tingshu-utf8-"};
+	const char *p = NULL;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !p; i++)
+		if (strncmp(name, kinds[i], strlen(kinds[i])) == 0)
+			p = name + strlen(kinds[i]);
+	if (!p || *p < '0' || *p > '9')
+		return 0;
+	char *end;
+	errno = 0;
+	long pid = strtol(p, &end, 10);
+	size_t hl = strlen(host);
+	/* "@HOST-" and the six characters mkstemp() chose */
+	if (errno || *end != '@' || strlen(end + 1) != hl + 7 || strncmp(end + 1, host, hl) != 0 ||
+	    end[1 + hl] != '-')
+		return 0;
+	return ts_process_gone(pid);
+}
+
+/* Remove the temporary files that runs of this machine killed before they
+ * could remove them left in TMPDIR. */
+static void sweep_temps(void)
+{
+	char host[64];
+	ts_host_name(host);
+	const char *dir = temp_dir();
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	ts_buf p = {0};
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (!temp_left_over(e->d_name, host))
+			continue;
+		ts_buf_clear(&p);
+		if (ts_buf_printf(&p, "%s/%s", dir, e->d_name) == 0 && lstat(p.data, &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == getuid())
+			unlink(p.data);
+	}
+	ts_buf_free(&p);
+	closedir(d);
+}
+
 /* Make a temporary file that the book owns: ts_book_free() removes it,
  * in the process that made it only.  *fp is open for writing; *path
  * points into the book.  what names the file in the temporary's name. */
 static int book_temp(ts_book *b, const char *what, const char *display, FILE **fp,
                      const char **path)
 {
-	const char *tmp = getenv("TMPDIR");
+	char host[64];
 	ts_buf name = {0};
-	if (ts_buf_printf(&name, "%s/tingshu-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", what))
+	ts_host_name(host);
+	if (ts_buf_printf(&name, "%s/tingshu-%s-%ld@%s-XXXXXX", temp_dir(), what, (long)b->owner,
+	                  host))
 		return TS_ENOMEM;
 	if (TS_RESIZE(b->temps, b->ntemps + 1)) {
 		ts_buf_free(&name);
@@ -784,10 +879,11 @@ static int book_temp(ts_book *b, const char *what, const char *display, FILE **f
 	}
 	int fd = mkstemp(name.data);
 	if (fd < 0) {
+		int e = errno;
 		diag(b, TS_ERROR, "%s: cannot make a temporary file %s: %s", display, name.data,
-		     strerror(errno));
+		     strerror(e));
 		ts_buf_free(&name);
-		return TS_EIO;
+		return ts_errno_code(e);
 	}
 	*fp = fdopen(fd, "wb");
 	if (!*fp) {
@@ -841,7 +937,7 @@ static int scan_decoded(ts_book *b, const char *path, const char *display, int m
 	}
 	if ((rc = book_temp(b, "utf8", display, &out, &tmp)))
 		goto out;
-	rc = ts_encoding_decode(in, skip, enc, out, &fault);
+	rc = ts_encoding_decode_cancel(in, skip, enc, out, b->cancel, &fault);
 	int e = errno;
 	if (fclose(out) != 0 && rc == 0) {
 		e = errno;
@@ -874,7 +970,9 @@ static int scan_decoded(ts_book *b, const char *path, const char *display, int m
 		break;
 	case TS_EIO:
 		diag(b, TS_ERROR, "%s: cannot decode it into %s: %s", display, tmp, strerror(e));
+		rc = ts_errno_code(e);
 		break;
+	case TS_ECANCELED: stopped(b, display); break;
 	default: break;
 	}
 	if (rc) {
@@ -1041,7 +1139,7 @@ static int add_dir(ts_book *b, const char *path)
 		if (stat(p.data, &st) == 0 && S_ISDIR(st.st_mode))
 			continue;
 		int r = scan_file(b, p.data, p.data, 0);
-		if (r == TS_ENOMEM) {
+		if (r == TS_ENOMEM || r == TS_ECANCELED) {
 			rc = r;
 			break;
 		}
@@ -1055,39 +1153,199 @@ static int add_dir(ts_book *b, const char *path)
 	return rc ? rc : bad;
 }
 
-static int spool_stdin(ts_book *b, const char **out)
+/* ---- standard input ---------------------------------------------- */
+
+/* Standard input is copied into a temporary file (workers read chapters
+ * by name), and checked as it comes, so that neither the disk it takes
+ * nor the time depend on what is sent (`tingshu text - </dev/zero`):
+ *  - It holds at most TINGSHU_STDIN_MAX bytes (a number, or one with K, M
+ *    or G: 512M, 2G), by default STDIN_MAX_DEFAULT: 256 MB, some 85
+ *    million Chinese characters in UTF-8, room for the longest web novels
+ *    (tens of millions).  More is an error as soon as it is read.
+ *  - A NUL byte is binary data, as in a file (scan_file()), unless the
+ *    text has NUL bytes in its characters: it is UTF-16 or UTF-32 given
+ *    with --encoding, marked with a byte-order mark or, when the first
+ *    NUL comes in the first SAMPLE_MAX bytes, detected from them as a
+ *    file's encoding is.  The first NUL byte that is not text stops it.
+ *  - The caller's cancel flag is checked after each read, and a signal
+ *    that interrupts a read is not waited out.
+ * A copy that failed is removed at once. */
+
+#define STDIN_MAX_DEFAULT (256L << 20)
+
+/* The most standard input may hold into *max: 0, or TS_EINVAL (reported)
+ * for a TINGSHU_STDIN_MAX that is not a size. */
+static int stdin_limit(ts_book *b, long *max)
 {
-	FILE *f;
-	const char *name;
-	int rc = book_temp(b, "stdin", "stdin", &f, &name);
-	if (rc)
-		return rc;
-	char buf[SCAN_BLOCK];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) {
-		if (fwrite(buf, 1, n, f) != n) {
-			diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
-			     strerror(errno));
-			fclose(f);
-			return TS_EIO;
+	const char *v = getenv("TINGSHU_STDIN_MAX");
+	*max = STDIN_MAX_DEFAULT;
+	if (!v || !*v)
+		return 0;
+	char *end;
+	errno = 0;
+	long long n = strtoll(v, &end, 10);
+	int shift = *end == 'K' || *end == 'k'   ? 10
+	            : *end == 'M' || *end == 'm' ? 20
+	            : *end == 'G' || *end == 'g' ? 30
+	                                         : 0;
+	if (shift)
+		end++;
+	if (errno || *v < '0' || *v > '9' || *end || n <= 0 || n > (LONG_MAX >> shift)) {
+		diag(b, TS_ERROR,
+		     "TINGSHU_STDIN_MAX=%s: not a size (a number of bytes, or with K, M or G: "
+		     "512M, 2G)",
+		     v);
+		return TS_EINVAL;
+	}
+	*max = (long)(n << shift);
+	return 0;
+}
+
+/* A size for messages: "256 MB", "1 GB", "1000 bytes". */
+static void size_text(long n, char *out, size_t sz)
+{
+	static const char *const units[] = {"GB", "MB", "KB"};
+	for (int i = 0; i < 3; i++) {
+		long unit = 1L << (30 - 10 * i);
+		if (n >= unit && n % unit == 0) {
+			snprintf(out, sz, "%ld %s", n / unit, units[i]);
+			return;
 		}
 	}
-	if (ferror(stdin)) {
-		diag(b, TS_ERROR, "stdin: read error: %s", strerror(errno));
-		fclose(f);
-		return TS_EIO;
+	snprintf(out, sz, "%ld bytes", n);
+}
+
+/* Read standard input into buf until n bytes or its end: 0 with *got
+ * bytes (fewer than n only at the end), TS_ECANCELED when asked to stop,
+ * TS_EIO with errno. */
+static int read_stdin(const ts_book *b, char *buf, size_t n, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		if (cancelled(b))
+			return TS_ECANCELED;
+		ssize_t k = read(STDIN_FILENO, buf + *got, n - *got);
+		if (k == 0)
+			break;
+		if (k < 0 && errno != EINTR)
+			return TS_EIO;
+		if (k > 0)
+			*got += (size_t)k;
 	}
-	if (fclose(f) != 0) {
+	return 0;
+}
+
+/* Standard input as it is copied. */
+typedef struct spool {
+	ts_book *b;
+	long max;   /* bytes allowed */
+	long off;   /* bytes read so far */
+	long line;  /* line of byte off */
+	int nul_ok; /* NUL bytes are part of the text's characters */
+} spool;
+
+/* Are NUL bytes part of the characters of the text that starts with
+ * buf[0..n) (all of it when whole)? */
+static int nul_in_text(const ts_book *b, const char *buf, size_t n, int whole)
+{
+	const char *enc = b->encoding;
+	ts_guess g;
+	if (!enc)
+		ts_encoding_bom((const unsigned char *)buf, n, &enc);
+	if (enc)
+		return ts_encoding_wide(enc);
+	if (!memchr(buf, 0, n))
+		return 0;
+	return ts_encoding_guess(buf, n, whole, &g) == 0 && g.name && ts_encoding_wide(g.name);
+}
+
+/* Check the next n bytes of standard input, buf (the first ones when
+ * first): 0, or TS_EBINARY or TS_ETOOLONG, reported. */
+static int spool_check(spool *s, const char *buf, size_t n, int first)
+{
+	const char *nul = s->nul_ok ? NULL : memchr(buf, 0, n);
+	size_t upto = nul ? (size_t)(nul - buf) : n;
+	for (const char *q = buf; !s->nul_ok && (q = memchr(q, '\n', upto - (size_t)(q - buf)));
+	     q++)
+		s->line++;
+	if (nul) {
+		diag(s->b, TS_ERROR,
+		     "stdin:%ld: NUL byte at byte %ld: this is a binary file, not text%s", s->line,
+		     s->off + (long)upto,
+		     first && !s->b->encoding ? " (if it is UTF-16 without a byte-order mark, give "
+		                                "--encoding UTF-16LE or UTF-16BE)"
+		                              : "");
+		return TS_EBINARY;
+	}
+	if ((long)n > s->max - s->off) {
+		char max[32];
+		size_text(s->max, max, sizeof max);
+		diag(s->b, TS_ERROR,
+		     "stdin: more than %s, the most standard input may hold; give the book as a "
+		     "file, or raise the limit with TINGSHU_STDIN_MAX (e.g. TINGSHU_STDIN_MAX=1G)",
+		     max);
+		return TS_ETOOLONG;
+	}
+	s->off += (long)n;
+	return 0;
+}
+
+/* Copy standard input into a temporary file of the book, checked (see
+ * above); *out is its path. */
+static int spool_stdin(ts_book *b, const char **out)
+{
+	spool s = {.b = b, .line = 1};
+	FILE *f;
+	const char *name;
+	int rc = stdin_limit(b, &s.max);
+	if (rc || (rc = book_temp(b, "stdin", "stdin", &f, &name)))
+		return rc;
+	char *buf = malloc(SAMPLE_MAX);
+	if (!buf)
+		rc = TS_ENOMEM;
+	for (int first = 1; buf; first = 0) {
+		size_t n;
+		if ((rc = read_stdin(b, buf, SAMPLE_MAX, &n))) {
+			if (rc == TS_ECANCELED)
+				stopped(b, "stdin");
+			else
+				diag(b, TS_ERROR, "stdin: read error: %s", strerror(errno));
+			break;
+		}
+		if (first)
+			s.nul_ok = nul_in_text(b, buf, n, n < SAMPLE_MAX);
+		if ((rc = spool_check(&s, buf, n, first)))
+			break;
+		if (n > 0 && fwrite(buf, 1, n, f) != n) {
+			rc = ts_errno_code(errno);
+			diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
+			     strerror(errno));
+			break;
+		}
+		if (n < SAMPLE_MAX)
+			break;
+	}
+	free(buf);
+	if (fclose(f) != 0 && !rc) {
+		rc = ts_errno_code(errno);
 		diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
 		     strerror(errno));
-		return TS_EIO;
 	}
-	*out = name;
-	return 0;
+	if (rc)
+		book_drop_temp(b);
+	else
+		*out = name;
+	return rc;
 }
 
 int ts_book_add(ts_book *b, const char *path)
 {
+	if (!b->swept) {
+		b->swept = 1;
+		sweep_temps();
+	}
+	if (cancelled(b))
+		return stopped(b, strcmp(path, "-") == 0 ? "stdin" : path);
 	if (strcmp(path, "-") == 0) {
 		const char *tmp;
 		int rc = spool_stdin(b, &tmp);
@@ -1229,7 +1487,8 @@ static void no_diag(void *ud, ts_level level, const char *msg)
 	(void)ud, (void)level, (void)msg;
 }
 
-ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error *err)
+ts_reader *ts_reader_open_file(const char *path, const char *encoding,
+                               volatile sig_atomic_t *cancel, ts_error *err)
 {
 	/* Checked and decoded as a book input is; then all of its text is
 	 * read, headings and all. */
@@ -1238,6 +1497,7 @@ ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error 
 		ts_error_set(err, TS_ENOMEM, NULL);
 		return NULL;
 	}
+	ts_book_set_cancel(b, cancel);
 	int rc = ts_book_set_encoding(b, encoding);
 	if (rc) {
 		ts_error_set(err, rc, "%s: unknown encoding", encoding);

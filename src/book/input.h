@@ -3,25 +3,32 @@
  * An input is a .txt file (one chapter, or a whole book split at its
  * chapter headings), a directory of .txt files (each a chapter, in natural
  * order), or "-" for standard input (spooled to a temporary file so that
- * workers can read it).  Text in UTF-8 (with or without a byte-order
- * mark), UTF-16 or UTF-32 with a byte-order mark, GB18030/GBK/GB2312 or
- * Big5 is recognized (encoding.c); a file that is not UTF-8 is decoded
- * once into a UTF-8 temporary file that the book owns, which then stands
- * in for it.  Scanning records each chapter as a byte range of its UTF-8
- * text; the text itself is read later, in bounded pieces, by whoever
- * synthesizes the chapter.
+ * workers can read it, and checked as it comes: see input.c).  Text in UTF-8 (with or without a
+ * byte-order mark), UTF-16 or UTF-32 with a byte-order mark, GB18030/GBK/GB2312 or Big5 is
+ * recognized (encoding.c); a file that is not UTF-8 is decoded once into a UTF-8 temporary file
+ * that the book owns, which then stands in for it.  Scanning records each chapter as a byte range
+ * of its UTF-8 text; the text itself is read later, in bounded pieces, by whoever synthesizes the
+ * chapter.
  *
- * Bad-input policy: a file that cannot be read, is binary (NUL bytes
- * outside UTF-16/32, or control bytes and no encoding that fits), is in
- * an encoding we cannot tell, or has a byte sequence that is invalid in
- * its encoding (detected or given) is rejected as a whole with a message
- * that names it and the line and byte of the first fault; other inputs go
- * on.  A chapter with no text is skipped with a warning. */
+ * Bad-input policy: a file that cannot be read, is not a regular file (a
+ * FIFO or a device, which could make reading wait or never end), is
+ * binary (NUL bytes outside UTF-16/32, or control bytes and no encoding
+ * that fits), is in an encoding we cannot tell, or has a byte sequence
+ * that is invalid in its encoding (detected or given) is rejected as a
+ * whole with a message that names it and the line and byte of the first
+ * fault; other inputs go on.  Standard input is rejected at its first NUL
+ * byte that is not text and past TINGSHU_STDIN_MAX bytes (256 MB).  A
+ * chapter with no text is skipped with a warning.
+ *
+ * Temporary files are TMPDIR/tingshu-stdin-PID@HOST-XXXXXX and
+ * tingshu-utf8-PID@HOST-XXXXXX: the book removes its own; those of a run
+ * of this machine that was killed are removed by the next one. */
 #ifndef TS_INPUT_H
 #define TS_INPUT_H
 
 #include "base/error.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -46,6 +53,13 @@ ts_book *ts_book_new(ts_diag_fn diag, void *ud);
  * ts_book_free(NULL) does nothing. */
 void ts_book_free(ts_book *b);
 
+/* Stop reading inputs once *flag is not 0 (a signal handler sets it):
+ * ts_book_add() then returns TS_ECANCELED without a diagnostic (the
+ * message says "INPUT: interrupted"), having removed the temporary file
+ * it was making and undone the file it was scanning; the chapters of
+ * inputs added before stay.  NULL (the default) never stops. */
+void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag);
+
 /* Read the inputs added after this call in encoding name (an iconv name,
  * e.g. "GB18030", "BIG5", "UTF-16LE") instead of detecting it; NULL goes
  * back to detecting.  Returns 0, or TS_EINVAL when iconv does not know
@@ -55,7 +69,10 @@ int ts_book_set_encoding(ts_book *b, const char *name);
 /* Add an input (file, directory or "-").  Returns 0, or a negative code
  * when the input was rejected; the reason has gone to the diagnostics
  * callback and ts_book_errmsg() keeps the last one.  Chapters found
- * before a fault in a directory are kept. */
+ * before a fault in a directory are kept.  Standard input past its limit
+ * is TS_ETOOLONG, and TS_EINVAL when TINGSHU_STDIN_MAX is not a size.
+ * The first call also removes the temporary files that killed runs of
+ * this machine left in TMPDIR. */
 int ts_book_add(ts_book *b, const char *path);
 
 const char *ts_book_errmsg(const ts_book *b);
@@ -90,9 +107,12 @@ int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end);
 /* Open all of the text of a file (or "-"), checked and decoded like a
  * book input (encoding: an iconv name, or NULL to detect it), headings
  * included, as one body: for showing the text as it will be spoken.
- * NULL with err filled on failure.  The temporary copies it needs are
+ * Reading and decoding stop when *cancel is set (see
+ * ts_book_set_cancel(); cancel may be NULL).  NULL with err filled on
+ * failure (TS_ECANCELED when stopped).  The temporary copies it needs are
  * removed by ts_reader_free(). */
-ts_reader *ts_reader_open_file(const char *path, const char *encoding, ts_error *err);
+ts_reader *ts_reader_open_file(const char *path, const char *encoding,
+                               volatile sig_atomic_t *cancel, ts_error *err);
 void ts_reader_free(ts_reader *r);
 
 #endif

@@ -84,7 +84,7 @@ static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, tex
 static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *path, text_run *t,
                       ts_buf *unreadable, ts_error *err)
 {
-	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, err);
+	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, o->cancel, err);
 	if (!rd)
 		return err->code;
 	ts_frontend *fe = frontend_for(o, lang, t);
@@ -96,9 +96,9 @@ static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *pa
 	const char *piece;
 	size_t len;
 	int line_end, got;
-	while ((got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
-		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
-			break;
+	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+		rc = o->cancel && *o->cancel ? TS_ECANCELED
+		                             : ts_frontend_feed(fe, piece, len, line_end);
 	rc = rc ? rc : got;
 	if (t->out_rc) /* the output failed, not the file */
 		rc = ts_error_set(err, t->out_rc, "cannot write the text of %s: %s", path,
@@ -130,13 +130,15 @@ int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_w
 		text_run t = {.out = out, .ud = out_ud};
 		ts_error fe = {0};
 		ts_buf unreadable = {0};
-		int bad = print_file(o, r.lang, files[i], &t, &unreadable, &fe);
+		int frc = print_file(o, r.lang, files[i], &t, &unreadable, &fe);
 		if (t.out_rc) {
 			rc = ts_error_set(err, t.out_rc, "%s", ts_error_msg(&fe));
 			ts_buf_free(&unreadable);
 			break;
 		}
-		if (bad) {
+		if (frc == TS_ECANCELED) {
+			rc = ts_error_set(err, frc, NULL);
+		} else if (frc) {
 			(*failed)++;
 			if (diag)
 				diag(ud, TS_ERROR, fe.msg[0] ? fe.msg : files[i]);

@@ -32,10 +32,8 @@ static void clear_progress(void)
 	progress_shown = 0;
 }
 
-static void msg(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Every message: what it quotes of the input is made safe to show. */
-static void msg(const char *kind, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) msg(const char *kind, const char *fmt, ...)
 {
 	char text[4096], shown[4096];
 	va_list ap;
@@ -63,6 +61,27 @@ static void on_diag(void *ud, ts_level level, const char *text)
 static void on_signal(int sig)
 {
 	interrupted = sig;
+}
+
+/* The exit status of a failure: engines retry 75. */
+static int status_of(int rc)
+{
+	return rc == TS_EVOICE          ? EXIT_USAGE
+	       : rc == TS_ECANCELED     ? 130
+	       : ts_error_retryable(rc) ? EXIT_RETRY
+	                                : EXIT_FAILED;
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP only set interrupted: the library stops and
+ * removes what it has not finished (a read they interrupt returns). */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 /* ---- options ---------------------------------------------------------- */
@@ -245,32 +264,6 @@ static const char voices_head[] =
 
 /* ---- voices ----------------------------------------------------------- */
 
-static void on_voice(void *ud, const char *name, const char *description, const char *error)
-{
-	int *failed = ud;
-	if (error) {
-		msg("warning", "%s", error);
-		*failed = 1;
-		return;
-	}
-	printf("%-12s %s%s\n", name, description, strcmp(name, "cmn") == 0 ? " [default]" : "");
-}
-
-static int cmd_voices(const command *c, int argc, char **argv)
-{
-	(void)c, (void)argc, (void)argv;
-	ts_error err = {0};
-	int failed = 0;
-	int n = ts_voices_each(to.read.voices_dir, on_voice, &failed, &err);
-	if (n < 0) {
-		msg("error", "%s", ts_error_msg(&err));
-		return err.code == TS_EVOICE ? EXIT_USAGE : EXIT_FAILED;
-	}
-	if (n == 0)
-		msg("warning", "%s", ts_error_msg(&err));
-	return failed ? EXIT_FAILED : EXIT_OK;
-}
-
 /* ---- text and pinyin -------------------------------------------------- */
 
 static int write_stdout(void *ud, const char *s, size_t n)
@@ -279,6 +272,17 @@ static int write_stdout(void *ud, const char *s, size_t n)
 	if (fwrite(s, 1, n, stdout) != n && !out_errno)
 		out_errno = errno;
 	return out_errno ? TS_EIO : 0;
+}
+
+static int cmd_voices(const command *c, int argc, char **argv)
+{
+	ts_error err = {0};
+	size_t bad = 0;
+	(void)c, (void)argc, (void)argv;
+	int rc = ts_voices_print(to.read.voices_dir, write_stdout, NULL, on_diag, NULL, &bad, &err);
+	if (rc < 0 && !out_errno)
+		return msg("error", "%s", ts_error_msg(&err)), status_of(rc);
+	return rc || bad ? EXIT_FAILED : EXIT_OK;
 }
 
 static int cmd_text(const command *c, int argc, char **argv)
@@ -290,13 +294,15 @@ static int cmd_text(const command *c, int argc, char **argv)
 	                        : TS_TEXT_LINES;
 	ts_error err = {0};
 	size_t failed = 0;
+	to.cancel = &interrupted;
+	catch_signals();
 	int rc = ts_text_print(&to, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL, &failed,
 	                       &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc && !out_errno) { /* standard output's failure: main() reports it */
 		msg("error", "%s", ts_error_msg(&err));
-		return EXIT_USAGE;
+		return rc == TS_ECANCELED ? 130 : EXIT_USAGE;
 	}
 	return rc || failed ? EXIT_FAILED : EXIT_OK;
 }
@@ -319,25 +325,18 @@ static int cmd_build(const command *c, int argc, char **argv)
 	ts_error err = {0};
 	ts_plan *plan;
 	bo.cancel = &interrupted;
+	catch_signals();
 	int rc = ts_plan_new(&plan, &bo, argv, (size_t)argc, on_diag, NULL, &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
-	if (rc) {
-		msg("error", "%s", ts_error_msg(&err));
-		return rc == TS_EVOICE          ? EXIT_USAGE
-		       : ts_error_retryable(rc) ? EXIT_RETRY
-		                                : EXIT_FAILED;
-	}
+	if (rc)
+		return msg("error", "%s", ts_error_msg(&err)), status_of(rc);
 	int status = ts_plan_inputs_failed(plan) ? EXIT_FAILED : EXIT_OK;
 	if (g.dry_run) {
 		ts_plan_print(plan, write_stdout, NULL);
 		ts_plan_free(plan);
 		return status;
 	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	ts_build_events ev = {.diag = on_diag};
 	if (isatty(2) && !g.quiet)
 		ev.progress = on_progress;
@@ -346,9 +345,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 	clear_progress();
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
-		status = rc == TS_ECANCELED       ? 130
-		         : ts_error_retryable(rc) ? EXIT_RETRY
-		                                  : EXIT_FAILED;
+		status = status_of(rc);
 	} else {
 		/* 75 when a retry may cure every failure: engines retry it. */
 		if (sum.failed)
@@ -417,17 +414,13 @@ static int run(int argc, char **argv)
 {
 	ts_build_opts_init(&bo);
 	to.upto = TS_UPTO_ALL;
-	if (argc < 2) {
-		fputs(main_help, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc < 2)
+		return fputs(main_help, stderr), EXIT_USAGE;
 	const char *name = argv[1];
 	if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0)
 		return print_help(NULL);
-	if (strcmp(name, "--version") == 0) {
-		printf("tingshu %s\n", TS_VERSION);
-		return EXIT_OK;
-	}
+	if (strcmp(name, "--version") == 0)
+		return printf("tingshu %s\n", TS_VERSION), EXIT_OK;
 	if (strcmp(name, "help") == 0)
 		return print_help(argc > 2 ? find_command(argv[2]) : NULL);
 	const command *c = find_command(name);

@@ -34,6 +34,23 @@ int ts_encoding_is_utf8(const char *name)
 	return strcasecmp(name, "UTF-8") == 0 || strcasecmp(name, "UTF8") == 0;
 }
 
+int ts_encoding_wide(const char *name)
+{
+	if (!ts_encoding_known(name))
+		return 0;
+	/* Where a NUL byte is the NUL character, one decodes to one NUL;
+	 * where it is part of a wider character, alone it decodes to nothing
+	 * (or is refused). */
+	iconv_t cd = iconv_open("UTF-8", name);
+	char in[1] = {0}, out[8];
+	char *ip = in, *op = out;
+	size_t il = 1, ol = sizeof out;
+	int wide =
+	    iconv(cd, &ip, &il, &op, &ol) == (size_t)-1 || il != 0 || op != out + 1 || out[0] != 0;
+	iconv_close(cd);
+	return wide;
+}
+
 static const struct {
 	const char *name;
 	unsigned char mark[4];
@@ -372,6 +389,12 @@ static int emit(const char *p, size_t n, FILE *out, ts_decode_fault *fault)
 
 int ts_encoding_decode(FILE *in, long at, const char *enc, FILE *out, ts_decode_fault *fault)
 {
+	return ts_encoding_decode_cancel(in, at, enc, out, NULL, fault);
+}
+
+int ts_encoding_decode_cancel(FILE *in, long at, const char *enc, FILE *out,
+                              volatile sig_atomic_t *cancel, ts_decode_fault *fault)
+{
 	int rc = 0;
 	char *ibuf = NULL, *obuf = NULL;
 	memset(fault, 0, sizeof *fault);
@@ -391,6 +414,10 @@ int ts_encoding_decode(FILE *in, long at, const char *enc, FILE *out, ts_decode_
 	size_t have = 0; /* bytes in ibuf: the unread tail of the last block, then new ones */
 	long off = at;   /* file offset of ibuf[0] */
 	for (;;) {
+		if (cancel && *cancel) {
+			rc = TS_ECANCELED;
+			goto out;
+		}
 		size_t got = fread(ibuf + have, 1, DECODE_BLOCK - have, in);
 		if (got == 0 && ferror(in)) {
 			rc = TS_EIO;

@@ -7,6 +7,7 @@
 #ifndef TS_ENCODING_H
 #define TS_ENCODING_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,6 +18,13 @@ int ts_encoding_known(const char *name);
 
 /* 1 when name is a spelling of UTF-8 ("UTF-8", "utf8"), else 0. */
 int ts_encoding_is_utf8(const char *name);
+
+/* 1 when a NUL byte in text in the encoding called name can be part of a
+ * character other than NUL (UTF-16, UTF-32, UCS-2 ...), so that NUL bytes
+ * are no sign of binary data; 0 when a NUL byte is the NUL character
+ * (UTF-8, GB18030, Big5 and every other encoding that keeps ASCII), or
+ * iconv does not know name. */
+int ts_encoding_wide(const char *name);
 
 /* If p[0..n) starts with a byte-order mark, return the mark's length and
  * store the encoding it marks in *name ("UTF-8", "UTF-16LE", "UTF-16BE",
@@ -63,5 +71,10 @@ typedef struct ts_decode_fault {
  * when iconv does not know enc; TS_ENOMEM.  Output already written stays
  * in out. */
 int ts_encoding_decode(FILE *in, long at, const char *enc, FILE *out, ts_decode_fault *fault);
+
+/* The same, stopping with TS_ECANCELED between two blocks once *cancel
+ * (set by a signal handler) is not 0; cancel NULL never stops. */
+int ts_encoding_decode_cancel(FILE *in, long at, const char *enc, FILE *out,
+                              volatile sig_atomic_t *cancel, ts_decode_fault *fault);
 
 #endif

@@ -33,6 +33,31 @@ no_audio() {
 
 good_chapter() { write_chapter "$1" 2; }
 
+# A temporary folder of our own, to see what tingshu leaves in it.
+use_tmpdir() {
+	export TMPDIR=$SCRATCH/tmp
+	mkdir -p "$TMPDIR"
+}
+
+# tmp_empty LABEL: nothing left in $TMPDIR.
+tmp_empty() {
+	local left
+	left=$(find "$TMPDIR" -mindepth 1 -printf '%f ')
+	[ -z "$left" ] || fail "$1: left in \$TMPDIR: $left"
+}
+
+# big_gbk FILE: some 25 MB of GB18030 text (the seeds, many times), which
+# takes a good part of a second to decode.
+big_gbk() {
+	local i
+	for ((i = 0; i < 60; i++)); do cat "$SRC"/seeds/*.txt; done | iconv -f UTF-8 -t GB18030 >part.gbk
+	for ((i = 0; i < 40; i++)); do cat part.gbk; done >"$1"
+	rm part.gbk
+}
+
+# This machine's name as temporary names hold it (base/file.c).
+HOST_TAG=$(hostname | head -c 63 | tr -c 'A-Za-z0-9._\n-' '_' | tr -d '\n')
+
 case "$CASE" in
 missing)
 	run 1 build "$TINGSHU" build -q -o out nosuch-chapter.txt
@@ -258,18 +283,23 @@ foreign_output)
 	;;
 
 lexicon_not_text)
-	# A --lexicon that is not text (a device of endless NUL bytes and no
-	# newline) fails at its first line, at once and in bounded memory: a
-	# line reader without a limit would grow until memory ran out.
+	# A --lexicon that is not a regular file (a device of endless NUL
+	# bytes) is refused when opened, before anything is read.
 	good_chapter ch.txt
 	for cmd in text pinyin; do
 		run 2 "$cmd" timeout 10 "$TINGSHU" "$cmd" --lexicon /dev/zero ch.txt
-		err_has "lexicon_not_text $cmd" "--lexicon /dev/zero:1: line too long" "4096 bytes"
+		err_has "lexicon_not_text $cmd" "--lexicon /dev/zero: not a regular file (it is a device)"
 		[ -s "$RUN_OUT" ] && fail "lexicon_not_text: $cmd printed to stdout"
 	done
 	run 2 build timeout 10 "$TINGSHU" build -q --lexicon /dev/zero -o out ch.txt
-	err_has "lexicon_not_text build" "/dev/zero:1: line too long"
+	err_has "lexicon_not_text build" "/dev/zero: not a regular file"
 	[ -e out ] && fail "lexicon_not_text: the output folder was made"
+	# A file that is not text (no newline) fails at its first line, at
+	# once and in bounded memory: a line reader without a limit would grow
+	# until memory ran out.
+	head -c 100000 /dev/zero >zeros.bin
+	run 2 zeros timeout 10 "$TINGSHU" text --lexicon zeros.bin ch.txt
+	err_has "lexicon_not_text zeros" "--lexicon zeros.bin:1: line too long" "4096 bytes"
 	# The same for a lexicon.txt beside the book with a line too long.
 	mkdir book
 	good_chapter book/ch.txt
@@ -280,6 +310,228 @@ lexicon_not_text)
 	} >book/lexicon.txt
 	run 2 beside timeout 10 "$TINGSHU" pinyin book/ch.txt
 	err_has "lexicon_not_text beside" "book/lexicon.txt:2: line too long"
+	;;
+
+lexicon_fifo)
+	# A named pipe as a lexicon, given or beside the book, is refused
+	# at once: opening it used to wait for a writer for ever.
+	good_chapter ch.txt
+	mkfifo pipe.txt
+	for cmd in text pinyin; do
+		run 2 "$cmd" timeout 10 "$TINGSHU" "$cmd" --lexicon pipe.txt ch.txt
+		err_has "lexicon_fifo $cmd" "--lexicon pipe.txt: not a regular file (it is a named pipe)"
+	done
+	run 2 build timeout 10 "$TINGSHU" build -q --lexicon pipe.txt -o out ch.txt
+	err_has "lexicon_fifo build" "pipe.txt: not a regular file"
+	[ -e out ] && fail "lexicon_fifo: the output folder was made"
+	mkdir book
+	good_chapter book/ch.txt
+	mkfifo book/lexicon.txt
+	run 2 beside timeout 10 "$TINGSHU" build -q -o out book
+	err_has "lexicon_fifo beside" "book/lexicon.txt: not a regular file (it is a named pipe)"
+	[ -e out ] && fail "lexicon_fifo: the output folder was made"
+	;;
+
+lexicon_too_big)
+	# A data file has at most 64 MB: an 80 MB lexicon.txt without a
+	# newline (sparse: it takes no disk) is refused by its size, at once.
+	mkdir book
+	good_chapter book/ch.txt
+	truncate -s 80M book/lexicon.txt
+	SECONDS=0
+	run 2 beside timeout 10 "$TINGSHU" build -q -o out book
+	err_has "lexicon_too_big beside" \
+		"lexicon book/lexicon.txt: too big for a data file (83886080 bytes; the limit is 64 MB)"
+	[ -e out ] && fail "lexicon_too_big: the output folder was made"
+	good_chapter ch.txt
+	truncate -s 80M big.txt
+	run 2 given timeout 10 "$TINGSHU" pinyin --lexicon big.txt ch.txt
+	err_has "lexicon_too_big given" "--lexicon big.txt: too big for a data file"
+	[ "$SECONDS" -le 5 ] || fail "lexicon_too_big: took $SECONDS s"
+	;;
+
+voice_not_file)
+	# A voice preset given as a path must be a regular file: a device is
+	# not read (it used to be, to the line limit), a folder not opened.
+	good_chapter ch.txt
+	mkdir presets
+	run 2 device timeout 10 "$TINGSHU" text --voice /dev/zero ch.txt
+	err_has "voice_not_file device" "/dev/zero: not a regular file (it is a device)"
+	run 2 folder timeout 10 "$TINGSHU" build -q --voice ./presets -o out ch.txt
+	err_has "voice_not_file folder" "./presets: not a regular file (it is a folder)"
+	[ -e out ] && fail "voice_not_file: the output folder was made"
+	mkfifo presets/slow.voice
+	run 2 fifo timeout 10 "$TINGSHU" pinyin --voice presets/slow.voice ch.txt
+	err_has "voice_not_file fifo" "presets/slow.voice: not a regular file (it is a named pipe)"
+	;;
+
+fifo_chapter)
+	# A named pipe among the chapters of a folder is refused (it used to
+	# stop the build for ever); the others are built.
+	mkdir chapters
+	good_chapter chapters/01.txt
+	mkfifo chapters/02.txt
+	run 1 build timeout 50 "$TINGSHU" build -q -o out chapters
+	err_has fifo_chapter "chapters/02.txt: not a regular file (it is a named pipe)"
+	n=$(find out -name '*.wav' | wc -l)
+	[ "$n" -eq 1 ] || fail "fifo_chapter: $n audio files, expected 1"
+	no_temp_files out fifo_chapter
+	;;
+
+stdin_zero)
+	# Standard input is checked as it comes: endless NUL bytes stop at
+	# once, nothing is left in TMPDIR (it used to fill it).
+	use_tmpdir
+	for cmd in text pinyin; do
+		SECONDS=0
+		run 1 "$cmd" timeout 10 bash -c '"$1" "$2" - </dev/zero' _ "$TINGSHU" "$cmd"
+		err_has "stdin_zero $cmd" "stdin:1: NUL byte at byte 0: this is a binary file, not text"
+		[ "$SECONDS" -le 5 ] || fail "stdin_zero: $cmd took $SECONDS s"
+		tmp_empty "stdin_zero $cmd"
+	done
+	# An endless stream of text stops at the limit, which
+	# TINGSHU_STDIN_MAX sets.
+	run 1 limit timeout 20 bash -c 'yes 天刚亮，村口的老槐树下站着一个少年。 |
+		TINGSHU_STDIN_MAX=2M "$1" text -' _ "$TINGSHU"
+	err_has "stdin_zero limit" "stdin: more than 2 MB" "TINGSHU_STDIN_MAX"
+	tmp_empty "stdin_zero limit"
+	yes 天刚亮，村口的老槐树下站着一个少年。 | head -n 1000 >ch.txt
+	run 0 under bash -c 'TINGSHU_STDIN_MAX=2M "$1" text - <ch.txt' _ "$TINGSHU"
+	[ "$(wc -l <"$RUN_OUT")" -eq 1000 ] || fail "stdin_zero: text under the limit not read whole"
+	run 1 bad_limit bash -c 'TINGSHU_STDIN_MAX=lots "$1" text - <ch.txt' _ "$TINGSHU"
+	err_has "stdin_zero bad_limit" "TINGSHU_STDIN_MAX=lots: not a size"
+	tmp_empty "stdin_zero"
+	;;
+
+stdin_binary)
+	# build - with binary data after some text: refused at the first NUL
+	# byte, no audio, nothing left in TMPDIR.
+	use_tmpdir
+	write_chapter body.txt 2
+	{
+		printf '第一章 开始\n'
+		cat body.txt
+		printf 'abc'
+	} >data.bin
+	nul=$(wc -c <data.bin)
+	{
+		printf '\0\1\2\3'
+		head -c 300000 /dev/urandom
+	} >>data.bin
+	run 1 build timeout 20 bash -c '"$1" build -q -o out - <data.bin' _ "$TINGSHU"
+	err_has stdin_binary "stdin:4: NUL byte at byte $nul: this is a binary file, not text"
+	no_audio out stdin_binary
+	tmp_empty stdin_binary
+	run 1 endless timeout 10 bash -c 'cat /dev/urandom | "$1" build -q -o out2 -' _ "$TINGSHU"
+	err_has "stdin_binary endless" "stdin:" "binary file, not text"
+	no_audio out2 stdin_binary
+	tmp_empty "stdin_binary endless"
+	;;
+
+interrupt_decode)
+	# SIGINT, SIGTERM and SIGHUP while a large GB18030 input is being
+	# decoded into its UTF-8 copy in TMPDIR: exit 130, the copy removed.
+	use_tmpdir
+	big_gbk big-gbk.txt
+	for sig in INT TERM HUP; do
+		for cmd in text build; do
+			args=("$cmd" big-gbk.txt)
+			[ "$cmd" = build ] && args=(build -q -o "out-$sig" big-gbk.txt)
+			"$TINGSHU" "${args[@]}" >"logs-$sig-$cmd.out" 2>"logs-$sig-$cmd.err" &
+			pid=$!
+			for ((i = 0; i < 1000; i++)); do
+				[ -n "$(find "$TMPDIR" -name 'tingshu-utf8-*' -size +0)" ] && break
+				sleep 0.01
+			done
+			[ -n "$(find "$TMPDIR" -name "tingshu-utf8-$pid@$HOST_TAG-*")" ] ||
+				fail "interrupt_decode $sig $cmd: no UTF-8 copy named after pid $pid in TMPDIR: $(ls "$TMPDIR")"
+			kill -"$sig" "$pid" || fail "interrupt_decode $sig $cmd: the run was over before the signal"
+			wait "$pid"
+			rc=$?
+			[ "$rc" -eq 130 ] || fail "interrupt_decode $sig $cmd: exit code $rc, expected 130"
+			grep -q interrupted "logs-$sig-$cmd.err" ||
+				fail "interrupt_decode $sig $cmd: no message: $(head -c 300 "logs-$sig-$cmd.err")"
+			tmp_empty "interrupt_decode $sig $cmd"
+			no_audio "out-$sig" "interrupt_decode $sig"
+		done
+	done
+	;;
+
+interrupt_stdin)
+	# SIGINT and SIGTERM while standard input is being copied into
+	# TMPDIR, and while tingshu waits for it to say something: exit 130 at
+	# once, the copy removed.
+	use_tmpdir
+	for sig in INT TERM; do
+		yes 天刚亮，村口的老槐树下站着一个少年。 | "$TINGSHU" text - >/dev/null 2>"stream-$sig.err" &
+		pid=$!
+		for ((i = 0; i < 1000; i++)); do
+			[ -n "$(find "$TMPDIR" -name "tingshu-stdin-$pid@$HOST_TAG-*" -size +0)" ] && break
+			sleep 0.01
+		done
+		[ -n "$(find "$TMPDIR" -name "tingshu-stdin-$pid@$HOST_TAG-*")" ] ||
+			fail "interrupt_stdin $sig: no copy of stdin named after pid $pid in TMPDIR: $(ls "$TMPDIR")"
+		kill -"$sig" "$pid" || fail "interrupt_stdin $sig: the run was over before the signal"
+		wait "$pid"
+		rc=$?
+		[ "$rc" -eq 130 ] || fail "interrupt_stdin $sig: exit code $rc, expected 130"
+		grep -q interrupted "stream-$sig.err" || fail "interrupt_stdin $sig: no message"
+		tmp_empty "interrupt_stdin $sig"
+		# Nothing comes (a pipe we hold open and never write): the signal
+		# ends the wait.
+		rm -f idle && mkfifo idle
+		exec 9<>idle
+		"$TINGSHU" build -q -o "out-$sig" - <idle 2>"idle-$sig.err" &
+		pid=$!
+		sleep 0.3
+		SECONDS=0
+		kill -"$sig" "$pid"
+		wait "$pid"
+		rc=$?
+		[ "$rc" -eq 130 ] || fail "interrupt_stdin $sig idle: exit code $rc, expected 130"
+		exec 9>&-
+		[ "$SECONDS" -le 5 ] || fail "interrupt_stdin $sig idle: took $SECONDS s to stop"
+		tmp_empty "interrupt_stdin $sig idle"
+		no_audio "out-$sig" "interrupt_stdin $sig"
+	done
+	;;
+
+stale_temp)
+	# What a run killed with SIGKILL left in TMPDIR is removed by the
+	# next run on this machine; a live process's, another machine's and
+	# another program's are not.
+	use_tmpdir
+	good_chapter ch.txt
+	big_gbk big-gbk.txt
+	"$TINGSHU" text big-gbk.txt >/dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 1000; i++)); do
+		[ -n "$(find "$TMPDIR" -name 'tingshu-utf8-*')" ] && break
+		sleep 0.01
+	done
+	kill -KILL "$pid"
+	wait "$pid"
+	killed=$(find "$TMPDIR" -name "tingshu-utf8-$pid@*" -printf '%f')
+	[ -n "$killed" ] || fail "stale_temp: no UTF-8 copy named after pid $pid in TMPDIR: $(ls "$TMPDIR")"
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	sleep 60 &
+	live=$!
+	echo x >"$TMPDIR/tingshu-stdin-$dead@$HOST_TAG-AbC123"
+	echo x >"$TMPDIR/tingshu-utf8-$live@$HOST_TAG-AbC123"
+	echo x >"$TMPDIR/tingshu-utf8-$dead@elsewhere.example-AbC123"
+	echo x >"$TMPDIR/tingshu-utf8-XyZ789"
+	echo x >"$TMPDIR/notes-$dead@$HOST_TAG-AbC123"
+	run 0 next "$TINGSHU" text ch.txt
+	for f in "$killed" "tingshu-stdin-$dead@$HOST_TAG-AbC123"; do
+		[ -e "$TMPDIR/$f" ] && fail "stale_temp: $f of a dead run was left"
+	done
+	for f in "tingshu-utf8-$live@$HOST_TAG-AbC123" "tingshu-utf8-$dead@elsewhere.example-AbC123" \
+		tingshu-utf8-XyZ789 "notes-$dead@$HOST_TAG-AbC123"; do
+		[ -e "$TMPDIR/$f" ] || fail "stale_temp: $f was removed"
+	done
+	kill "$live"
 	;;
 
 *)

@@ -76,6 +76,13 @@ static void check_names(void)
 	CHECK(!ts_encoding_known("GBK//IGNORE"));
 	CHECK(ts_encoding_is_utf8("utf8") && ts_encoding_is_utf8("UTF-8"));
 	CHECK(!ts_encoding_is_utf8("UTF-16"));
+	/* NUL bytes are part of characters in the wide encodings only. */
+	CHECK(ts_encoding_wide("UTF-16LE") && ts_encoding_wide("UTF-16BE"));
+	CHECK(ts_encoding_wide("UTF-16") && ts_encoding_wide("UTF-32LE") &&
+	      ts_encoding_wide("UCS-2"));
+	CHECK(!ts_encoding_wide("UTF-8") && !ts_encoding_wide("GB18030") &&
+	      !ts_encoding_wide("CP950"));
+	CHECK(!ts_encoding_wide("ISO-8859-1") && !ts_encoding_wide("no-such-encoding"));
 	CHECK(ts_encoding_bom((const unsigned char *)"\xEF\xBB\xBFx", 4, &name) == 3 &&
 	      strcmp(name, "UTF-8") == 0);
 	CHECK(ts_encoding_bom((const unsigned char *)"\xFF\xFEx\0", 4, &name) == 2 &&

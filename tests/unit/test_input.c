@@ -7,8 +7,13 @@
  * and natural order are also checked against tables. */
 #include "check.h"
 #include "book/input.h"
+#include "base/file.h"
 #include "base/util.h"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void on_diag(void *ud, ts_level level, const char *msg)
@@ -125,6 +130,194 @@ static void check_natural(void)
 	CHECK(ts_natural_cmp("001", "1") != 0);
 }
 
+/* ---- hostile input: pipes, standard input, interruption, leftovers ---- */
+
+static char tmpdir[64]; /* TMPDIR of these checks */
+
+static void put_file(const char *path, const char *s, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(s, 1, n, f) == n);
+	if (f)
+		fclose(f);
+}
+
+/* Number of files in tmpdir whose name starts with prefix. */
+static int temps(const char *prefix)
+{
+	int n = 0;
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Add "-" with standard input reading n bytes of s, written by another
+ * process.  Returns ts_book_add()'s code; the message in msg. */
+static int add_stdin(const char *s, size_t n, ts_buf *msg, size_t *chapters)
+{
+	int fds[2];
+	CHECK(pipe(fds) == 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t at = 0; at < n;) {
+			ssize_t k = write(fds[1], s + at, n - at);
+			if (k <= 0)
+				_exit(1);
+			at += (size_t)k;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	int saved = dup(0);
+	dup2(fds[0], 0);
+	close(fds[0]);
+	ts_book *b = ts_book_new(NULL, NULL);
+	int rc = ts_book_add(b, "-");
+	CHECK(temps("tingshu-stdin-") == (rc ? 0 : 1)); /* a failed copy is gone at once */
+	ts_buf_clear(msg);
+	ts_buf_printf(msg, "%s", ts_book_errmsg(b));
+	*chapters = ts_book_count(b);
+	ts_book_free(b);
+	dup2(saved, 0);
+	close(saved);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return rc;
+}
+
+static void check_stdin(void)
+{
+	ts_buf msg = {0};
+	size_t n;
+	char text[4000];
+	signal(SIGPIPE, SIG_IGN);
+	CHECK(add_stdin("第一章 开始\n你好。\n", 26, &msg, &n) == 0 && n == 1);
+	/* The first NUL byte stops it, named by line and byte. */
+	CHECK(add_stdin("abc\nde\0fg\n", 10, &msg, &n) == TS_EBINARY && n == 0);
+	CHECK(strstr(msg.data, "stdin:2: NUL byte at byte 6: this is a binary file") != NULL);
+	/* UTF-16 with a byte-order mark has NUL bytes in its characters. */
+	CHECK(add_stdin("\xff\xfe\x60\x4f\x7d\x59\x0a\x00", 8, &msg, &n) == 0 && n == 1);
+	/* The limit: TINGSHU_STDIN_MAX bytes pass, one more does not. */
+	memset(text, 'a', sizeof text);
+	for (size_t i = 99; i < sizeof text; i += 100)
+		text[i] = '\n';
+	setenv("TINGSHU_STDIN_MAX", "2K", 1);
+	CHECK(add_stdin(text, 2048, &msg, &n) == 0 && n == 1);
+	CHECK(add_stdin(text, 2049, &msg, &n) == TS_ETOOLONG);
+	CHECK(strstr(msg.data, "stdin: more than 2 KB") && strstr(msg.data, "TINGSHU_STDIN_MAX"));
+	setenv("TINGSHU_STDIN_MAX", "2x", 1);
+	CHECK(add_stdin(text, 10, &msg, &n) == TS_EINVAL);
+	CHECK(strstr(msg.data, "TINGSHU_STDIN_MAX=2x: not a size") != NULL);
+	unsetenv("TINGSHU_STDIN_MAX");
+	ts_buf_free(&msg);
+}
+
+/* A named pipe among the chapters of a folder is refused without waiting
+ * for a writer; the other chapters are kept. */
+static void check_fifo_chapter(void)
+{
+	char dir[128], path[160];
+	snprintf(dir, sizeof dir, "%s/book", tmpdir);
+	CHECK(mkdir(dir, 0700) == 0);
+	snprintf(path, sizeof path, "%s/01.txt", dir);
+	put_file(path, "你好。\n", 10);
+	snprintf(path, sizeof path, "%s/02.txt", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	alarm(20);
+	ts_book *b = ts_book_new(NULL, NULL);
+	CHECK(ts_book_add(b, dir) == TS_EINVAL && ts_book_count(b) == 1);
+	CHECK(strstr(ts_book_errmsg(b), "02.txt: not a regular file (it is a named pipe)"));
+	CHECK(ts_book_add(b, path) == TS_EINVAL);
+	ts_book_free(b);
+	alarm(0);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/01.txt", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A book asked to stop adds nothing; a decoded copy is named after its
+ * process and removed with the book; the copies of dead processes of this
+ * machine are removed by the next book's first input, no others. */
+static void check_cancel_and_leftovers(void)
+{
+	char gbk[128], path[400], host[64];
+	volatile sig_atomic_t stop = 1;
+	snprintf(gbk, sizeof gbk, "%s/gbk.txt", tmpdir);
+	put_file(gbk, "\xb5\xda\xd2\xbb\xd5\xc2\n\xc4\xe3\xba\xc3\xa1\xa3\n", 13);
+	ts_book *b = ts_book_new(NULL, NULL);
+	ts_book_set_cancel(b, &stop);
+	CHECK(ts_book_add(b, gbk) == TS_ECANCELED && ts_book_count(b) == 0);
+	CHECK(strstr(ts_book_errmsg(b), "gbk.txt: interrupted") != NULL);
+	CHECK(temps("tingshu-") == 0);
+	stop = 0;
+	CHECK(ts_book_add(b, gbk) == 0 && ts_book_count(b) == 1);
+	ts_host_name(host);
+	char mine[128];
+	snprintf(mine, sizeof mine, "tingshu-utf8-%ld@%s-", (long)getpid(), host);
+	CHECK(temps(mine) == 1);
+	ts_book_free(b);
+	CHECK(temps("tingshu-") == 0);
+
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	static const char *const names[] = {
+	    "tingshu-utf8-%ld@%s-AbC123",       /* dead, this machine: removed */
+	    "tingshu-stdin-%ld@%s-AbC123",      /* the same */
+	    "tingshu-utf8-%ld@%s.other-AbC123", /* another machine */
+	    "tingshu-utf8-%ld@%s-AbC1234",      /* not a name tingshu makes */
+	    "tingshu-notes-%ld@%s-AbC123",      /* the same */
+	    "tingshu-utf8-%ld@%s-AbC123.live",  /* of a live process, below */
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char name[160];
+		snprintf(name, sizeof name, names[i], (long)dead, host);
+		if (i == 5)
+			snprintf(name, sizeof name, "tingshu-utf8-%ld@%s-AbC123", (long)getppid(),
+			         host);
+		snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+		put_file(path, "x", 1);
+	}
+	CHECK(temps("tingshu-") == 6);
+	b = ts_book_new(NULL, NULL);
+	CHECK(ts_book_add(b, gbk) == 0);
+	CHECK(temps("tingshu-") == 5); /* 4 kept, and this book's copy */
+	ts_book_free(b);
+	CHECK(temps("tingshu-") == 4);
+	snprintf(path, sizeof path, "%s/tingshu-utf8-%ld@%s-AbC123", tmpdir, (long)dead, host);
+	CHECK(access(path, F_OK) != 0);
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+}
+
+static void check_hostile(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_input-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	setenv("TMPDIR", tmpdir, 1);
+	check_stdin();
+	check_fifo_chapter();
+	check_cancel_and_leftovers();
+	CHECK(rmdir(tmpdir) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || chdir(argv[1]) != 0) {
@@ -133,6 +326,7 @@ int main(int argc, char **argv)
 	}
 	check_headings();
 	check_natural();
+	check_hostile();
 	for (int i = 2; i < argc; i++)
 		dump_case(argv[i]);
 	return check_done("test_input");
