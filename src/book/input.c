@@ -340,9 +340,14 @@ typedef struct scan {
 	size_t first_line_chars;
 	int saw_heading;
 	size_t added;
-	int hold;    /* the scan may be undone: keep its warnings back */
-	ts_buf held; /* warnings kept back, NUL-separated */
+	int hold;      /* the scan may be undone: keep its warnings back */
+	ts_buf held;   /* warnings kept back, NUL-separated */
+	size_t warned; /* warnings of this file, said or not */
 } scan;
+
+/* Warnings said of one file; the rest are counted in one line (a file of
+ * 300,000 empty headings would print 300,000 lines). */
+#define SCAN_WARNINGS_MAX 20
 
 static void scan_warn(scan *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -352,6 +357,8 @@ static void scan_warn(scan *sc, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
+	if (++sc->warned > SCAN_WARNINGS_MAX)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
@@ -367,6 +374,10 @@ static void scan_flush_warnings(scan *sc)
 	for (size_t i = 0; i < sc->held.len; i += strlen(sc->held.data + i) + 1)
 		diag(sc->b, TS_WARNING, "%s", sc->held.data + i);
 	ts_buf_clear(&sc->held);
+	if (sc->warned > SCAN_WARNINGS_MAX)
+		diag(sc->b, TS_WARNING, "%s: and %zu more warnings like these", sc->display,
+		     sc->warned - SCAN_WARNINGS_MAX);
+	sc->warned = 0;
 }
 
 static int has_han(const char *s)

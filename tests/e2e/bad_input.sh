@@ -265,6 +265,16 @@ existing_output)
 	no_temp_files out existing_output
 	;;
 
+many_empty_headings)
+	# A book of 3,000 empty chapters warns of the first 20 and counts the
+	# rest in one line, instead of 3,000 lines.
+	{ echo "书名"; for i in $(seq 1 3000); do echo "第${i}章 空"; done; echo "第3001章 有"; echo "今天下雨。"; } >heads.txt
+	run 0 build "$TINGSHU" build --dry-run -o out heads.txt
+	n=$(grep -c 'has no text' "$RUN_ERR")
+	[ "$n" = 20 ] || fail "many_empty_headings: $n warnings of empty chapters, expected 20"
+	err_has many_empty_headings "heads.txt: and 2980 more warnings like these"
+	;;
+
 foreign_output)
 	# A folder with a manifest.json tingshu did not write is someone
 	# else's: refused, with --force too, and nothing in it touched (an old
