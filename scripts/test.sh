@@ -1,8 +1,9 @@
 #!/bin/sh
 # Set up, build, and run the whole test suite: a normal build (with the
 # valgrind end-to-end test and the browser test), an AddressSanitizer/UBSan
-# build, and short libFuzzer runs of the text front end and of the WebVTT
-# reader and read-along page (clang, ASan and UBSan).
+# build, and short libFuzzer runs
+# of the text front end, the WebVTT reader and read-along page, and the
+# loaders of data files (clang, ASan and UBSan).
 # Usage: scripts/test.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,5 +20,6 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
 CC=clang cmake -S . -B build-fuzz -DTINGSHU_FUZZ=ON -DTINGSHU_FUZZ_SECONDS=60 >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_frontend fuzz_readalong
+cmake --build build-fuzz -j"$jobs" --target fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex \
+	fuzz_rules fuzz_wordtab
 ctest --test-dir build-fuzz --output-on-failure -L fuzz

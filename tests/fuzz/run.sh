@@ -1,15 +1,59 @@
 #!/bin/sh
-# A longer fuzz run of the text front end than the one under ctest.
-# Usage: tests/fuzz/run.sh [SECONDS] (default 1800).  Builds build-fuzz/
-# with clang; keeps the corpus in build-fuzz/tests/fuzz/corpus/work and
-# any crash input in build-fuzz/tests/fuzz/.
+# Fuzz each target for a number of executions, longer than under ctest,
+# and write down the figures.
+# Usage: tests/fuzz/run.sh [RUNS [REPORT [TARGET...]]]
+#   RUNS    executions per target (default 1000000)
+#   REPORT  the figures, a line per target (default build-fuzz/fuzz-report.txt):
+#           TARGET executions=N exec_per_s=N seconds=N crashes=N corpus=N [crash=FILE]
+#   TARGET  fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules
+#           fuzz_wordtab (default: all)
+# Builds build-fuzz/ with clang (TS_FUZZ_BUILD=DIR for another folder); keeps
+# each target's corpus under DIR/tests/fuzz/ (work/ beside seed/) and the log
+# of each run as DIR/tests/fuzz/TARGET.log.  libFuzzer stops at the first
+# crash, whose input it writes as DIR/tests/fuzz/TARGET-crash-*; the script
+# then exits 1 after the other targets.
 set -eu
 cd "$(dirname "$0")/../.."
-secs=${1:-1800}
-CC=clang cmake -S . -B build-fuzz -DTINGSHU_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target fuzz_frontend
-corpus=build-fuzz/tests/fuzz/corpus
-mkdir -p "$corpus/work"
-cd build-fuzz/tests/fuzz
-exec ./fuzz_frontend -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-	-print_final_stats=1 corpus/work corpus/seed
+runs=${1:-1000000}
+build=${TS_FUZZ_BUILD:-build-fuzz}
+report=${2:-$build/fuzz-report.txt}
+[ $# -gt 2 ] && shift 2 || set --
+targets=${*:-fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules fuzz_wordtab}
+CC=clang cmake -S . -B "$build" -DTINGSHU_FUZZ=ON >/dev/null
+# shellcheck disable=SC2086
+cmake --build "$build" -j"$(nproc)" --target $targets
+case $report in /*) ;; *) report=$PWD/$report ;; esac
+: >"$report"
+cd "$build/tests/fuzz"
+failed=0
+for t in $targets; do
+	# The corpus (as tests/fuzz/CMakeLists.txt makes it) and longest input.
+	case $t in
+	fuzz_frontend) corpus=corpus max_len=65536 ;;
+	fuzz_readalong) corpus=vtt-corpus max_len=16384 ;;
+	fuzz_voice) corpus=$t-corpus max_len=4096 ;;
+	fuzz_rules) corpus=$t-corpus max_len=16384 ;;
+	*) corpus=$t-corpus max_len=8192 ;;
+	esac
+	mkdir -p "$corpus/work"
+	rm -f "$t"-crash-*
+	start=$(date +%s)
+	rc=0
+	"./$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$t-" "$corpus/work" "$corpus/seed" >"$t.log" 2>&1 || rc=$?
+	secs=$(($(date +%s) - start))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$t.log")
+	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$t.log")
+	crash=$(ls "$t"-crash-* "$t"-leak-* "$t"-timeout-* "$t"-oom-* 2>/dev/null | head -n 1)
+	crashes=0
+	if [ "$rc" -ne 0 ] || [ -n "$crash" ]; then
+		crashes=1
+		failed=1
+	fi
+	line="$t executions=${execs:-0} exec_per_s=${speed:-0} seconds=$secs crashes=$crashes"
+	line="$line corpus=$(find "$corpus/work" -type f | wc -l)${crash:+ crash=$PWD/$crash}"
+	echo "$line" | tee -a "$report"
+	[ "$crashes" -eq 0 ] || grep -m3 -E '^fuzz:|runtime error|ERROR: ' "$t.log" | sed 's/^/  /'
+done
+echo "figures in $report"
+exit "$failed"

@@ -1,0 +1,378 @@
+#!/bin/bash
+# faults_sweep: tingshu under failing system calls and allocations, swept.
+#
+# For each scenario, each kind of call (write, rename, link, fsync, open
+# with O_CREAT, malloc: see faultinject.c) and each process of the run
+# (p the command, p.1 its worker, p.1.1 and p.1.2 the processes speaking
+# chapters 1 and 2), the N-th call of that process is made to fail, for
+# N = 1, 2, ... until a run in which the fault is not reached, which must
+# succeed.  A first run of each scenario without faults counts the calls.
+#
+# Scenarios (a book of two tiny chapters, the second in GB18030 so that it
+# is decoded into a temporary file in $TMPDIR; -j1):
+#   force    build --force from the finished book
+#   edit     build from the finished book, chapter 1 edited
+#   empty    build into an empty folder
+#   text     tingshu text of both chapters
+#   pinyin   tingshu pinyin of both chapters
+#
+# Every run must end in success (exit 0) or a clear error (exit 1, 2 or
+# 75 with a "tingshu: error:" line), never in a crash (a signal, or a
+# sanitizer report), leave no temporary file (.NAME.part-PID@HOST, a lock
+# in .tingshu/locks, anything in its $TMPDIR), and leave the output folder
+#   as before: every file (md5, the state in .tingshu included) as it was;
+#   complete: every file as a clean build of the book makes it (so the
+#     manifest says "complete": true and a rerun is up to date); or
+#   partial (a failed build that finished some chapters): each chapter's
+#     files (audio, timing, record) all as before or all as a clean build
+#     makes them, the manifest and playlist naming exactly the chapters
+#     whose audio is there, "complete": false, and a rerun without faults
+#     gives the clean build's bytes.
+# A run that exits 0 must leave the book complete (text and pinyin: print
+# what they print without faults).  Anything else is "damaged".
+#
+# Coverage.  By default (under ctest) a bounded sweep: in each process the
+# first $D calls of a kind (default 8), then $S more spread evenly up to
+# its last call (default 8), writes failing with ENOSPC; about 450 runs.
+# TS_FAULTS_FULL=1: every N of every kind, but malloc beyond its first 300
+# calls in a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3:
+# about 2,600 calls of a build, 1,150 of them in the command and as many
+# in the worker starting eSpeak); writes also with EIO; and the "sticky"
+# faults (TS_FAULT_STICKY: the N-th call and all after it fail, a disk that
+# stays full, memory that stays short) for write and malloc.
+#
+# Usage: sweep.sh TINGSHU SRC_DIR LIBFAULTINJECT SCRATCH_DIR
+# Environment: TS_FAULTS_FULL=1; TS_FAULTS_SCENARIOS, TS_FAULTS_KINDS
+# (space-separated subsets); TS_FAULTS_DENSE, TS_FAULTS_SAMPLES (D, S);
+# TS_FAULTS_N: these N only, in every process (to run a point again).
+# Under AddressSanitizer, ASAN_OPTIONS gets verify_asan_link_order=0 (the
+# preloaded library comes before ASan's runtime).
+. "$(dirname "$0")/../e2e/lib.sh"
+need_jq
+
+if [ $# -lt 4 ]; then
+	echo "usage: $0 TINGSHU SRC_DIR LIBFAULTINJECT SCRATCH_DIR" >&2
+	exit 2
+fi
+T=$(realpath "$1")
+SHIM=$(realpath "$3")
+W=$4
+[ -x "$T" ] || e2e_die "tingshu binary $T is missing"
+[ -f "$SHIM" ] || e2e_die "fault injection library $SHIM is missing"
+case "$W" in
+*/faults*) ;;
+*) e2e_die "refusing to use $W as scratch dir (expected a path with /faults in it)" ;;
+esac
+rm -rf "$W"
+mkdir -p "$W" || e2e_die "cannot make $W"
+W=$(realpath "$W")
+cd "$W" || exit 1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+START=$SECONDS
+
+FULL=${TS_FAULTS_FULL:-0}
+D=${TS_FAULTS_DENSE:-6}
+S=${TS_FAULTS_SAMPLES:-6}
+MALLOC_STRIDE=${TS_FAULTS_MALLOC_STRIDE:-3}
+SCENARIOS=${TS_FAULTS_SCENARIOS:-${*:5}}
+SCENARIOS=${SCENARIOS:-force edit empty text pinyin}
+KINDS=${TS_FAULTS_KINDS:-write rename link fsync open malloc}
+
+# --- the book ------------------------------------------------------------------
+mkdir book.orig book.edit tmp
+printf '第一章 开始\n天刚亮，村口的老槐树下站着一个少年。\n' >book.orig/1.txt
+printf '第二章 山路\n他背着包袱，望着远方的山路。\n' | iconv -f UTF-8 -t GB18030 >book.orig/2.txt
+cp book.orig/2.txt book.edit/2.txt
+printf '第一章 开始\n天刚亮，村口的老槐树下站着一个少年。他回头看了一眼。\n' >book.edit/1.txt
+BOOK=
+use_book() {
+	[ "$BOOK" = "$1" ] && return
+	rm -rf book && cp -r "book.$1" book && BOOK=$1
+}
+
+# md5 of every file of a folder, the state included; temporaries and locks
+# are checked apart.
+snap() {
+	[ -d "$1" ] || { : >"$2"; return; }
+	(cd "$1" && find . -type f ! -path './.tingshu/locks/*' ! -name '.*.part-*' -printf '%P\n' |
+		LC_ALL=C sort | xargs -r -d '\n' md5sum) >"$2"
+}
+
+# Reference folders: the finished book, and the edited book built clean.
+use_book orig
+"$T" build -q -j1 -o ref.orig book >logs.ref 2>&1 || e2e_die "the book does not build: $(cat logs.ref)"
+snap ref.orig ref.orig.md5
+use_book edit
+"$T" build -q -j1 -o ref.edit book >logs.ref 2>&1 || e2e_die "the edited book does not build"
+snap ref.edit ref.edit.md5
+use_book orig
+"$T" text book/1.txt book/2.txt >ref.text 2>logs.ref || e2e_die "text fails: $(cat logs.ref)"
+"$T" pinyin book/1.txt book/2.txt >ref.pinyin 2>logs.ref || e2e_die "pinyin fails"
+[ -s ref.text ] && [ -s ref.pinyin ] || e2e_die "text or pinyin printed nothing"
+
+# --- one run -----------------------------------------------------------------------
+# scen_prepare SCEN: the folder and inputs before a run; sets CMD, BEFORE
+# (snapshot of the folder before) and TARGET (the clean build's).
+scen_prepare() {
+	rm -rf out tmp && mkdir tmp
+	case $1 in
+	force)
+		use_book orig
+		cp -a ref.orig out
+		CMD=(build -j1 --force -o out book) BEFORE=ref.orig.md5 TARGET=ref.orig.md5
+		;;
+	edit)
+		use_book edit
+		cp -a ref.orig out
+		CMD=(build -j1 -o out book) BEFORE=ref.orig.md5 TARGET=ref.edit.md5
+		;;
+	empty)
+		use_book orig
+		CMD=(build -j1 -o out book) BEFORE=empty.md5 TARGET=ref.orig.md5
+		: >empty.md5
+		;;
+	text | pinyin)
+		use_book orig
+		CMD=("$1" book/1.txt book/2.txt) BEFORE= TARGET=ref.$1
+		;;
+	esac
+}
+
+# run_faulted KIND N PROC ERRNO STICKY: the command under the library.
+# Sets RC, FIRED (the "fired" line, or "").
+run_faulted() {
+	rm -f fault.log
+	# (The braces keep bash from announcing a process killed by a signal.)
+	{ env TS_FAULT_KIND="$1" TS_FAULT_N="$2" TS_FAULT_PROC="$3" TS_FAULT_ERRNO="$4" \
+		TS_FAULT_STICKY="$5" TS_FAULT_LOG="$W/fault.log" TMPDIR="$W/tmp" \
+		LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$T" "${CMD[@]}" >run.out 2>run.err; } 2>/dev/null
+	RC=$?
+	FIRED=$(grep -m1 '^fired ' fault.log 2>/dev/null)
+}
+
+# The chapters' files of a snapshot, one line per chapter: "NNN md5s...".
+by_chapter() {
+	sed -n 's|^\([0-9a-f]*\)  \(\.tingshu/chapters/\)\{0,1\}\([0-9][0-9][0-9]\)-.*|\3 \1|p' "$1" |
+		sort | awk '{a[$1] = a[$1] " " $2} END {for (k in a) print k a[k]}' | sort
+}
+
+# judge_folder: how the folder is after a failed or successful build.
+# Sets STATE (before, complete, partial, damaged) and WHY.
+judge_folder() {
+	snap out now.md5
+	WHY=
+	if cmp -s now.md5 "$TARGET"; then
+		STATE=complete
+		return
+	fi
+	if cmp -s now.md5 "$BEFORE"; then
+		STATE=before
+		return
+	fi
+	# A chapter's files all as before or all as the clean build's.
+	by_chapter "$BEFORE" >ch.before
+	by_chapter "$TARGET" >ch.target
+	by_chapter now.md5 >ch.now
+	local c line
+	for c in $(cut -d' ' -f1 ch.before ch.target ch.now | sort -u); do
+		line=$(grep "^$c " ch.now)
+		if [ "$line" != "$(grep "^$c " ch.before)" ] && [ "$line" != "$(grep "^$c " ch.target)" ]; then
+			WHY="chapter $c: its files are neither all as before nor all new"
+		fi
+	done
+	# The book files name exactly the chapters there.
+	local audio listed playlist
+	audio=$(cd out 2>/dev/null && find . -maxdepth 1 -name '[0-9][0-9][0-9]-*.wav' -printf '%P\n' | sort)
+	if [ -n "$audio" ] || [ -e out/manifest.json ]; then
+		listed=$(jq -r '.chapters[].audio' out/manifest.json 2>/dev/null | sort)
+		playlist=$(grep -v '^#' out/playlist.m3u 2>/dev/null | sort)
+		[ "$listed" = "$audio" ] || WHY="${WHY:+$WHY; }manifest lists [$(echo $listed)], audio there [$(echo $audio)]"
+		[ "$playlist" = "$audio" ] || WHY="${WHY:+$WHY; }playlist lists [$(echo $playlist)], audio there [$(echo $audio)]"
+		[ "$(jq -r '.complete' out/manifest.json 2>/dev/null)" = false ] ||
+			WHY="${WHY:+$WHY; }the manifest of a book not as built says complete: $(jq -c .complete out/manifest.json 2>&1)"
+	fi
+	# A rerun heals.
+	if "$T" build -q -j1 -o out book >heal.out 2>heal.err; then
+		snap out heal.md5
+		cmp -s heal.md5 "$TARGET" || WHY="${WHY:+$WHY; }a rerun does not give a clean build's files: $(diff "$TARGET" heal.md5 | grep '^[<>]' | head -3 | tr '\n' ' ')"
+	else
+		WHY="${WHY:+$WHY; }a rerun fails: $(head -2 heal.err | tr '\n' ' ')"
+	fi
+	STATE=partial
+	[ -z "$WHY" ] || STATE=damaged
+}
+
+# point SCEN KIND PROC N ERRNO STICKY: run and judge one point.  Sets
+# OUTCOME (success, error-RC, or the worst of crash, damaged, leftover,
+# unclear) and PROBLEMS (every problem seen, for the report).
+point() {
+	local scen=$1 err left
+	scen_prepare "$scen"
+	run_faulted "$2" "$4" "$3" "$5" "$6"
+	PROBLEMS=()
+	err=$(grep -m1 '^tingshu: error: ' run.err)
+	if [ "$RC" -ge 128 ] || grep -q 'Sanitizer\|runtime error:' run.err; then
+		PROBLEMS+=("crash: exit $RC: $(grep -m3 'Sanitizer\|runtime error\|terminate\|what()\|error' run.err | tr '\n' ' ')")
+	elif [ "$RC" -ne 0 ] && [ -z "$err" ]; then
+		PROBLEMS+=("unclear: exit $RC without a 'tingshu: error:' line; stderr: $(head -c 300 run.err | tr '\n' ' ')")
+	elif ! [[ $RC =~ ^(0|1|2|75)$ ]]; then
+		PROBLEMS+=("unclear: exit $RC")
+	fi
+	# The process that failed the call ended without exit() or _exit()
+	# (its counts are not in the log): killed by a signal.
+	local fproc fpid
+	read -r _ fproc _ _ _ fpid _ <<<"$FIRED"
+	if [ -n "$FIRED" ] && [ "$RC" -lt 128 ] && ! grep -q "^count $fproc $fpid " fault.log; then
+		PROBLEMS+=("crash: process $fproc (pid $fpid) was killed by a signal after the fault")
+	fi
+	# Temporaries: in the folder, locks, $TMPDIR.
+	left=$(find out -name '.*.part-*' 2>/dev/null; find out/.tingshu/locks -mindepth 1 2>/dev/null;
+		find tmp -mindepth 1)
+	[ -z "$left" ] || PROBLEMS+=("leftover: $(echo $left)")
+	case $scen in
+	text | pinyin)
+		if [ "$RC" -eq 0 ] && ! cmp -s run.out "$TARGET"; then
+			PROBLEMS+=("damaged: exit 0, but the output differs from a run without faults")
+		fi
+		;;
+	*)
+		if [ "$RC" -lt 128 ]; then
+			judge_folder
+			if [ "$RC" -eq 0 ] && [ "$STATE" != complete ]; then
+				PROBLEMS+=("damaged: exit 0, but the folder is $STATE${WHY:+: $WHY}")
+			elif [ "$STATE" = damaged ]; then
+				PROBLEMS+=("damaged: $WHY")
+			fi
+		fi
+		;;
+	esac
+	[ -z "$err" ] || PROBLEMS+=("stderr: $err")
+	OUTCOME=success
+	[ "$RC" -eq 0 ] || OUTCOME=error-$RC
+	local worst p
+	for worst in unclear leftover damaged crash; do
+		for p in "${PROBLEMS[@]}"; do
+			[[ $p == "$worst:"* ]] && OUTCOME=$worst
+		done
+	done
+}
+
+# --- the sweep ---------------------------------------------------------------------
+# The N to try in a process whose calls FIRST to LAST of KIND are swept.
+points() {
+	local kind=$1 first=$2 last=$3 n count=$(($3 - $2 + 1))
+	if [ -n "${TS_FAULTS_N:-}" ]; then
+		for n in $TS_FAULTS_N; do
+			[ "$n" -ge "$first" ] && [ "$n" -le "$last" ] && echo "$n"
+		done
+	elif [ "$FULL" = 1 ]; then
+		if [ "$kind" = malloc ] && [ "$count" -gt 300 ]; then
+			seq "$first" $((first + 299))
+			seq $((first + 299)) "$MALLOC_STRIDE" "$last" | tail -n +2
+			echo "$last"
+		else
+			seq "$first" "$last"
+		fi
+	else
+		seq "$first" $((first - 1 + (count < D ? count : D)))
+		if [ "$count" -gt "$D" ]; then
+			for ((n = 1; n <= S; n++)); do
+				echo $((first - 1 + D + (count - D) * n / S))
+			done
+		fi
+	fi | awk '!seen[$0]++'
+}
+
+declare -A TOTAL BAD_COUNT
+BAD=0
+REPORT=$W/report.txt
+: >"$REPORT"
+
+# The calls of KIND each process of the census made, after main() for
+# the first: "PROC FIRST LAST".
+calls() {
+	local census=$1 kind=$2
+	awk -v kind="$kind" '
+		{ for (i = 4; i <= NF; i++) { split($i, kv, "="); if (kv[1] == kind) v = kv[2] } }
+		$1 == "main" { skip[$2] = v }
+		$1 == "count" { last[$2] = v; order[++n] = $2 }
+		END { for (i = 1; i <= n; i++) { p = order[i]; print p, skip[p] + 1, last[p] } }
+	' "$census"
+}
+
+# sweep SCEN KIND ERRNO STICKY: every process, every N.
+sweep() {
+	local scen=$1 kind=$2 errno=$3 sticky=$4 proc first last n
+	local label="$scen $kind${errno:+ $errno}${sticky:+ sticky}"
+	declare -A out=()
+	local pts=0
+	while read -r proc first last; do
+		[ "$last" -ge "$first" ] || continue
+		for n in $(points "$kind" "$first" "$last") $((last + 1)); do
+			point "$scen" "$kind" "$proc" "$n" "$errno" "$sticky"
+			if [ -z "$FIRED" ]; then
+				if [ "$n" -le "$last" ]; then
+					fail "$label: $proc: call $n of $last was not reached (the count differs from run to run?)"
+				elif [ "$OUTCOME" != success ]; then
+					fail "$label: $proc: with no fault ($n > $last calls): ${PROBLEMS[*]}"
+				fi
+				continue
+			fi
+			pts=$((pts + 1))
+			out[$OUTCOME]=$((${out[$OUTCOME]:-0} + 1))
+			TOTAL[$kind]=$((${TOTAL[$kind]:-0} + 1))
+			case $OUTCOME in
+			success | error-*) ;;
+			*)
+				BAD=$((BAD + 1))
+				BAD_COUNT[$kind]=$((${BAD_COUNT[$kind]:-0} + 1))
+				printf 'FAIL: %s: %s call %s (%s): ' "$label" "$proc" "$n" "$(cut -d' ' -f7- <<<"$FIRED")"
+				printf '%s | ' "${PROBLEMS[@]}"
+				echo
+				;;
+			esac
+		done >>"$REPORT"
+	done < <(calls "census.$scen" "$kind")
+	local o summary=""
+	for o in success error-1 error-2 error-75 crash unclear leftover damaged; do
+		summary="$summary, $o ${out[$o]:-0}"
+	done
+	for o in "${!out[@]}"; do
+		case $o in success | error-1 | error-2 | error-75 | crash | unclear | leftover | damaged) ;;
+		*) summary="$summary, $o ${out[$o]}" ;; esac
+	done
+	printf 'faults: %-24s %4d points: %s\n' "$label" "$pts" "${summary#, }"
+}
+
+for scen in $SCENARIOS; do
+	# The census: how many calls of each kind each process makes.
+	scen_prepare "$scen"
+	run_faulted "" 0 p "" ""
+	[ "$RC" = 0 ] || e2e_die "$scen: the run without faults fails (exit $RC): $(head -3 run.err)"
+	cp fault.log "census.$scen"
+	echo "census $scen: $(sed -n 's/^count //p' "census.$scen" | sed 's/ [0-9]* / /' | sort | tr '\n' ';')" \
+		"before main: $(sed -n 's/^main p [0-9]* //p' "census.$scen")"
+	for kind in $KINDS; do
+		if [ -z "$(calls "census.$scen" "$kind" | awk '$3 >= $2')" ]; then
+			printf 'faults: %-24s %4d points: tingshu makes no such call here\n' "$scen $kind" 0
+			continue
+		fi
+		sweep "$scen" "$kind" "" ""
+		if [ "$FULL" = 1 ]; then
+			[ "$kind" = write ] && sweep "$scen" write EIO ""
+			[ "$kind" = write ] || [ "$kind" = malloc ] && sweep "$scen" "$kind" "" 1
+		fi
+	done
+done
+
+echo
+for kind in $KINDS; do
+	echo "faults: $kind: ${TOTAL[$kind]:-0} points, ${BAD_COUNT[$kind]:-0} bad"
+done
+echo "faults: $((SECONDS - START)) s"
+if [ "$BAD" -gt 0 ]; then
+	echo "$BAD bad outcomes (all in $REPORT):" >&2
+	head -n 40 "$REPORT" >&2
+	E2E_FAILS=$((E2E_FAILS + BAD))
+fi
+e2e_finish
