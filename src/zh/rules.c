@@ -229,7 +229,8 @@ ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, ts_error *err)
 		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
 		goto out;
 	}
-	qsort(r->rules, r->nrules, sizeof *r->rules, cmp_rule);
+	if (r->nrules > 1)
+		qsort(r->rules, r->nrules, sizeof *r->rules, cmp_rule);
 out:
 	ts_lines_close(in);
 	if (rc) {

@@ -127,7 +127,8 @@ static int cmp_entry(const void *a, const void *b)
 
 static void sort_entries(ts_userlex *u)
 {
-	qsort(u->e, u->n, sizeof *u->e, cmp_entry);
+	if (u->n > 1)
+		qsort(u->e, u->n, sizeof *u->e, cmp_entry);
 }
 
 /* ts_userlex_add() without the sorting, which a file does once. */

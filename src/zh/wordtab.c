@@ -39,6 +39,8 @@ const ts_word *ts_wordtab_words(const ts_wordtab *t, size_t *n)
  * points at its TAB (NULL in a plain list). */
 static const char *check_line(const char *line, size_t n, int said, const char **tab)
 {
+	if (memchr(line, '\0', n))
+		return "a NUL byte: not text";
 	*tab = memchr(line, '\t', n);
 	size_t wn = *tab ? (size_t)(*tab - line) : n;
 	if (ts_utf8_check(line, n, 1) != n)
