@@ -9,9 +9,7 @@
 #include "audio/fixup.h"
 #include "base/util.h"
 
-#include <ctype.h>
 #include <dirent.h>
-#include <signal.h>
 #include <errno.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -252,26 +250,11 @@ int ts_format_pick_rate(const ts_format *f, int rate)
 }
 
 /* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
-/* This machine's name as it goes into temporary names: letters, digits,
- * '.', '-' and '_' only, at most 63 bytes. */
-static void host_name(char out[64])
-{
-	char h[256] = "";
-	size_t k = 0;
-	if (gethostname(h, sizeof h - 1) != 0)
-		h[0] = '\0';
-	for (const char *c = h; *c && k < 63; c++)
-		out[k++] = (isalnum((unsigned char)*c) || strchr(".-_", *c)) ? *c : '_';
-	out[k] = '\0';
-	if (!k)
-		strcpy(out, "host");
-}
-
 static char *temp_name(const char *path, long pid)
 {
 	ts_buf b = {0};
 	char host[64];
-	host_name(host);
+	ts_host_name(host);
 	const char *slash = strrchr(path, '/');
 	if (slash)
 		ts_buf_printf(&b, "%.*s/", (int)(slash - path), path);
@@ -423,13 +406,13 @@ static int sweepable(const char *name, long pid, const char *host)
 		return 0;
 	if (pid >= 0)
 		return p == pid;
-	return kill((pid_t)p, 0) != 0 && errno == ESRCH;
+	return ts_process_gone(p);
 }
 
 void ts_writer_sweep(const char *dir, long pid)
 {
 	char host[64];
-	host_name(host);
+	ts_host_name(host);
 	DIR *d = opendir(dir);
 	if (!d)
 		return;

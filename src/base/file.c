@@ -14,19 +14,25 @@ int ts_create_excl(const char *path)
 	return open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 }
 
-FILE *ts_fcreate_excl(const char *path, const char *mode)
+/* fd as a stream; on failure fd is closed (and path, when not NULL,
+ * removed), errno kept. */
+static FILE *stream_of(int fd, const char *mode, const char *path)
 {
-	int fd = ts_create_excl(path);
-	if (fd < 0)
-		return NULL;
 	FILE *f = fdopen(fd, mode);
 	if (!f) {
 		int e = errno;
 		close(fd);
-		unlink(path);
+		if (path)
+			unlink(path);
 		errno = e;
 	}
 	return f;
+}
+
+FILE *ts_fcreate_excl(const char *path, const char *mode)
+{
+	int fd = ts_create_excl(path);
+	return fd < 0 ? NULL : stream_of(fd, mode, path);
 }
 
 int ts_open_regular(const char *path, struct stat *st)
@@ -65,13 +71,9 @@ FILE *ts_fopen_regular(const char *path, const char *mode, struct stat *st, int 
 	*rc = fd < 0 ? fd : 0;
 	if (fd < 0)
 		return NULL;
-	FILE *f = fdopen(fd, mode);
-	if (!f) {
-		int e = errno;
-		close(fd);
-		errno = e;
+	FILE *f = stream_of(fd, mode, NULL);
+	if (!f)
 		*rc = -1;
-	}
 	return f;
 }
 

@@ -262,8 +262,8 @@ static int holder_gone(const char *path, char *who, size_t whosz)
 		return 0;
 	}
 	snprintf(who, whosz, "pid %ld on %s", pid, host);
-	gethostname(mine, sizeof mine - 1);
-	return strcmp(host, mine) == 0 && pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+	ts_host_name(mine);
+	return strcmp(host, mine) == 0 && ts_process_gone(pid);
 }
 
 /* Make the lock at path hold "PID HOST": written under a temporary name,
@@ -299,11 +299,11 @@ out:
 int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 {
 	ts_buf path = {0};
-	char host[256] = "", who[600] = "";
+	char host[64], who[600] = "";
 	int rc = 0;
 	if (lock_path(&path, outdir, name))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	gethostname(host, sizeof host - 1);
+	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
 		if (lock_create(path.data, host) == 0)
 			goto out;
