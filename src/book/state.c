@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,10 +337,11 @@ int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error 
 
 void ts_lock_release(const char *outdir, const char *name)
 {
-	ts_buf path = {0};
-	if (lock_path(&path, outdir, name) == 0)
-		unlink(path.data);
-	ts_buf_free(&path);
+	/* On the stack: letting go must not need memory that may be gone. */
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof path, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
+	if (n > 0 && (size_t)n < sizeof path)
+		unlink(path);
 }
 
 void ts_lock_sweep(const char *outdir)

@@ -853,7 +853,8 @@ static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t 
 			size_t e = k + 1;
 			while (e < end && c[e] >= 0x3400 && c[e] < 0xA000)
 				e++;
-			ts_buf_reserve(o, (e - k) * 3);
+			if (ts_buf_reserve(o, (e - k) * 3))
+				return; /* out of memory: o keeps the error */
 			for (; k < e; k++)
 				o->len += (size_t)ts_utf8_encode(c[k], o->data + o->len);
 			o->data[o->len] = '\0';
@@ -961,6 +962,8 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 		n->hold_counted = m - cut;
 	}
 	normalize_codepoints(n->lang, n->c, seen, start, cut, out);
+	if (ts_buf_error(out))
+		return ts_buf_error(out);
 	/* Look-behind context for the next piece. */
 	size_t keep = cut < CONTEXT ? cut : CONTEXT;
 	memmove(n->left, n->c + cut - keep, keep * sizeof *n->c);
