@@ -240,10 +240,12 @@ int ts_state_exists(const char *outdir)
 
 /* ---- locks ---------------------------------------------------------- */
 
-static int lock_path(ts_buf *b, const char *outdir, const char *name)
+/* The lock file of name into out; -1 when the path is too long.  On the
+ * stack: letting go of a lock must not need memory that may be gone. */
+static int lock_path(char out[PATH_MAX], const char *outdir, const char *name)
 {
-	ts_buf_clear(b);
-	return ts_buf_printf(b, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
+	int n = snprintf(out, PATH_MAX, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
+	return n > 0 && n < PATH_MAX ? 0 : -1;
 }
 
 /* Is the build that holds the lock at path gone?  Only a build of this
@@ -299,30 +301,29 @@ out:
 
 int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 {
-	ts_buf path = {0};
-	char host[64], who[600] = "";
+	char path[PATH_MAX], host[64], who[600] = "";
 	int rc = 0;
-	if (lock_path(&path, outdir, name))
-		return ts_error_set(err, TS_ENOMEM, NULL);
+	if (lock_path(path, outdir, name))
+		return ts_error_set(err, TS_EINVAL, "%s: the output folder's path is too long",
+		                    outdir);
 	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
-		if (lock_create(path.data, host) == 0)
+		if (lock_create(path, host) == 0)
 			goto out;
 		if (errno != EEXIST) {
-			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s",
-			                  path.data, strerror(errno));
+			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s", path,
+			                  strerror(errno));
 			goto out;
 		}
-		if (!holder_gone(path.data, who, sizeof who))
+		if (!holder_gone(path, who, sizeof who))
 			break;
-		unlink(path.data); /* its build is gone: taken over */
+		unlink(path); /* its build is gone: taken over */
 	}
 	rc = ts_error_set(err, TS_EBUSY,
 	                  "%s is being built by %s (%s); wait for that build, or remove the lock "
 	                  "if it is no longer running",
-	                  name, who, path.data);
+	                  name, who, path);
 out:
-	ts_buf_free(&path);
 	return rc;
 }
 
@@ -337,10 +338,8 @@ int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error 
 
 void ts_lock_release(const char *outdir, const char *name)
 {
-	/* On the stack: letting go must not need memory that may be gone. */
 	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
-	if (n > 0 && (size_t)n < sizeof path)
+	if (lock_path(path, outdir, name) == 0)
 		unlink(path);
 }
 
