@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct ts_writer {
@@ -22,6 +23,8 @@ struct ts_writer {
 	char *path; /* final name */
 	char *tmp;  /* name while writing */
 	SNDFILE *sf;
+	int fd;       /* of tmp, under sf: libsndfile writes through io below */
+	int io_errno; /* the first failed write's errno, or 0 */
 	int sf_format;
 	uint64_t expect_frames; /* how long the caller expects the file to be */
 	uint64_t frames;        /* written so far */
@@ -61,23 +64,85 @@ static int set_tags(ts_writer *w, const ts_audio_meta *m)
 	return 0;
 }
 
+/* libsndfile's I/O, on w->fd.  libsndfile does not tell when a write at
+ * closing fails (the WAV header that gives the length, FLAC's stream
+ * info): a file that says it is shorter than it is, and sf_close() says
+ * nothing.  Writing through these, every failure is seen (io_errno). */
+static sf_count_t io_filelen(void *ud)
+{
+	struct stat st;
+	return fstat(((ts_writer *)ud)->fd, &st) == 0 ? (sf_count_t)st.st_size : -1;
+}
+
+static sf_count_t io_seek(sf_count_t off, int whence, void *ud)
+{
+	return (sf_count_t)lseek(((ts_writer *)ud)->fd, (off_t)off, whence);
+}
+
+static sf_count_t io_read(void *ptr, sf_count_t n, void *ud)
+{
+	ts_writer *w = ud;
+	sf_count_t done = 0;
+	while (done < n) {
+		ssize_t k = read(w->fd, (char *)ptr + done, (size_t)(n - done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		done += k;
+	}
+	return done;
+}
+
+static sf_count_t io_write(const void *ptr, sf_count_t n, void *ud)
+{
+	ts_writer *w = ud;
+	sf_count_t done = 0;
+	while (done < n) {
+		ssize_t k = write(w->fd, (const char *)ptr + done, (size_t)(n - done));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!w->io_errno)
+				w->io_errno = k < 0 ? errno : EIO;
+			break;
+		}
+		done += k;
+	}
+	return done;
+}
+
+static sf_count_t io_tell(void *ud)
+{
+	return (sf_count_t)lseek(((ts_writer *)ud)->fd, 0, SEEK_CUR);
+}
+
+static SF_VIRTUAL_IO io = {io_filelen, io_seek, io_read, io_write, io_tell};
+
+/* A write error of w, as a message; the code. */
+static int io_error(ts_writer *w)
+{
+	int e = w->io_errno ? w->io_errno : EIO;
+	return ts_error_set(&w->err, e == ENOSPC ? TS_ENOSPC : ts_errno_code(e),
+	                    "%s: write failed: %s", w->path, strerror(e));
+}
+
 /* Open the temporary file as w->sf_format, set libsndfile's compression
  * level (0 best quality or fastest .. 1 smallest; negative: the library's
  * default) and the tags, all before the first sample. */
 static int sf_open_fmt(ts_writer *w, const ts_writer_opts *o, double level)
 {
 	SF_INFO info = {.samplerate = o->rate, .channels = 1, .format = w->sf_format};
-	int fd = ts_create_excl(w->tmp);
-	if (fd < 0)
+	w->fd = ts_create_excl(w->tmp);
+	if (w->fd < 0)
 		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s", w->path,
 		                    strerror(errno));
 	w->created = 1;
-	w->sf = sf_open_fd(fd, SFM_WRITE, &info, SF_TRUE);
-	if (!w->sf) {
-		close(fd);
-		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s", w->path,
-		                    sf_strerror(NULL));
-	}
+	w->sf = sf_open_virtual(&io, SFM_WRITE, &info, w);
+	if (!w->sf)
+		return w->io_errno ? io_error(w)
+		                   : ts_error_set(&w->err, TS_EAUDIO, "%s: cannot write: %s",
+		                                  w->path, sf_strerror(NULL));
 	if (level >= 0 && !sf_command(w->sf, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level))
 		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot set the quality: %s", w->path,
 		                    sf_strerror(w->sf));
@@ -115,16 +180,26 @@ static int sf_write_fmt(ts_writer *w, const int16_t *s, size_t n)
 		    w->path);
 	w->frames += n;
 	sf_count_t done = sf_write_short(w->sf, s, (sf_count_t)n);
+	if (w->io_errno)
+		return io_error(w);
 	if (done != (sf_count_t)n)
-		return ts_error_set(&w->err, errno == ENOSPC ? TS_ENOSPC : TS_EAUDIO,
-		                    "%s: write failed: %s", w->path, sf_strerror(w->sf));
+		return ts_error_set(&w->err, TS_EAUDIO, "%s: write failed: %s", w->path,
+		                    sf_strerror(w->sf));
 	return 0;
 }
 
+/* Close libsndfile and the file: every write checked, the last ones (the
+ * header with the length) included. */
 static int sf_close_fmt(ts_writer *w)
 {
 	int rc = sf_close(w->sf);
 	w->sf = NULL;
+	int e = close(w->fd) != 0 ? errno : 0;
+	w->fd = -1;
+	if (!w->io_errno && e && e != EINTR)
+		w->io_errno = e;
+	if (w->io_errno)
+		return io_error(w);
 	if (rc)
 		return ts_error_set(&w->err, TS_EAUDIO, "%s: cannot finish: %s", w->path,
 		                    sf_error_number(rc));
@@ -302,6 +377,7 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 		return NULL;
 	}
 	w->fmt = fmt;
+	w->fd = -1;
 	w->expect_frames = o->expect_frames;
 	int rc = fmt->open(w, o);
 	if (rc) {
@@ -309,6 +385,8 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 			*err = w->err;
 		if (w->sf)
 			sf_close(w->sf);
+		if (w->fd >= 0)
+			close(w->fd);
 		if (w->created)
 			unlink(w->tmp);
 		free(w->path);
@@ -357,6 +435,8 @@ void ts_writer_abort(ts_writer *w)
 		return;
 	if (w->sf)
 		sf_close(w->sf);
+	if (w->fd >= 0)
+		close(w->fd);
 	if (w->created)
 		unlink(w->tmp);
 	writer_free(w);
