@@ -382,27 +382,18 @@ int ts_cues_end(ts_cues *c)
 	return rc;
 }
 
-int ts_cues_commit(ts_cues *c, ts_error *err)
+int ts_cues_finish(ts_cues *c, ts_error *err)
 {
 	int rc = ts_cues_end(c);
-	size_t done = 0;
-	for (; !rc && done < c->nfiles; done++) {
-		cue_file *cf = &c->files[done];
-		if (rename(cf->tmp, cf->path) != 0) {
-			rc = ts_error_set(&c->err, ts_errno_code(errno),
-			                  "%s: cannot rename into place: %s", cf->path,
-			                  strerror(errno));
-			break;
-		}
-		free(cf->tmp);
-		cf->tmp = NULL;
-	}
 	if (rc) {
-		/* All of a chapter's timing files or none. */
-		for (size_t i = 0; i < done; i++)
-			unlink(c->files[i].path);
 		if (err)
 			*err = c->err;
+	} else {
+		/* Left at their temporary names for the caller. */
+		for (size_t i = 0; i < c->nfiles; i++) {
+			free(c->files[i].tmp);
+			c->files[i].tmp = NULL;
+		}
 	}
 	files_free(c);
 	return rc;

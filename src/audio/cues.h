@@ -22,8 +22,8 @@
  * end an SRT or VTT cue).  The files are named like the audio with the
  * extension replaced (001-第一回.wav -> 001-第一回.srt), written as they go
  * under the temporary names of write.h (".NAME.part-PID", which
- * ts_writer_sweep removes after an interrupted build) and renamed into
- * place by ts_cues_commit. */
+ * ts_temp_sweep removes after an interrupted build), which the caller
+ * puts in place with the audio (ts_commit_files()). */
 #ifndef TS_CUES_H
 #define TS_CUES_H
 
@@ -78,15 +78,15 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 void ts_cues_paragraph(ts_cues *c);
 
 /* Finish the files (not yet under their names): after this, only the
- * renames of ts_cues_commit remain, which lets a caller finish every file
+ * renames remain, which lets a caller finish every file
  * of a chapter before it puts any in place.  Returns 0 or TS_EIO with the
  * message in ts_cues_errmsg(). */
 int ts_cues_end(ts_cues *c);
 
-/* Finish the files if ts_cues_end was not called, and rename them into
- * place; frees c.  Returns 0 or TS_EIO with the message in *err (err may
- * be NULL; the files not yet in place are removed). */
-int ts_cues_commit(ts_cues *c, ts_error *err);
+/* Finish the files if ts_cues_end was not called, and leave them at their
+ * temporary names, ts_temp_name() of ts_cues_path(); frees c.  Returns 0,
+ * or TS_EIO with the message in *err (err may be NULL; nothing is left). */
+int ts_cues_finish(ts_cues *c, ts_error *err);
 
 /* Drop the files; frees c.  ts_cues_abort(NULL) does nothing. */
 void ts_cues_abort(ts_cues *c);

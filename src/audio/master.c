@@ -734,7 +734,7 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 		return m;
 	}
 	/* The raw samples beside the output, named so that an interrupted
-	 * build's sweep removes them (see ts_writer_sweep). */
+	 * build's sweep removes them (see ts_temp_sweep). */
 	ts_buf raw = {0};
 	if (ts_buf_printf(&raw, "%s.raw", path) ||
 	    !(m->raw_path = ts_temp_name(raw.data, wo->owner_pid))) {

@@ -9,7 +9,6 @@
 #include "audio/fixup.h"
 #include "base/util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <sndfile.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@ struct ts_writer {
 	uint64_t limit_bytes;   /* of sample data the format can hold; 0: no limit */
 	ts_error err;           /* what went wrong last */
 	int created;            /* tmp is ours: made by this writer */
+	int keep_temp;          /* commit leaves the file at tmp */
 };
 
 /* The tags of m, set on w->sf.  libsndfile writes FLAC, Ogg and MP3 tags
@@ -324,23 +324,6 @@ int ts_format_pick_rate(const ts_format *f, int rate)
 	return f->default_rate;
 }
 
-/* DIR/.NAME.part-PID for DIR/NAME; caller frees. */
-static char *temp_name(const char *path, long pid)
-{
-	ts_buf b = {0};
-	char host[64];
-	ts_host_name(host);
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		ts_buf_printf(&b, "%.*s/", (int)(slash - path), path);
-	ts_buf_printf(&b, ".%s.part-%ld@%s", slash ? slash + 1 : path, pid, host);
-	if (ts_buf_error(&b)) {
-		ts_buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
 /* "8000, 12000 or 48000" into b. */
 static int rate_list(ts_buf *b, const int *rates)
 {
@@ -368,7 +351,7 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 		return NULL;
 	}
 	ts_writer *w = calloc(1, sizeof *w);
-	if (!w || !(w->path = ts_strdup(path)) || !(w->tmp = temp_name(path, o->owner_pid))) {
+	if (!w || !(w->path = ts_strdup(path)) || !(w->tmp = ts_temp_name(path, o->owner_pid))) {
 		if (w) {
 			free(w->path);
 			free(w);
@@ -378,6 +361,7 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 	}
 	w->fmt = fmt;
 	w->fd = -1;
+	w->keep_temp = o->keep_temp;
 	w->expect_frames = o->expect_frames;
 	int rc = fmt->open(w, o);
 	if (rc) {
@@ -417,7 +401,7 @@ static void writer_free(ts_writer *w)
 int ts_writer_commit(ts_writer *w, ts_error *err)
 {
 	int rc = w->fmt->close(w);
-	if (!rc && rename(w->tmp, w->path) != 0)
+	if (!rc && !w->keep_temp && rename(w->tmp, w->path) != 0)
 		rc = ts_error_set(&w->err, ts_errno_code(errno), "%s: cannot rename into place: %s",
 		                  w->path, strerror(errno));
 	if (rc) {
@@ -442,10 +426,10 @@ void ts_writer_abort(ts_writer *w)
 	writer_free(w);
 }
 
-int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
+int ts_write_text_temp(const char *path, const char *data, size_t len, long owner_pid,
                        ts_error *err)
 {
-	char *tmp = temp_name(path, owner_pid);
+	char *tmp = ts_temp_name(path, owner_pid);
 	if (!tmp)
 		return ts_error_set(err, TS_ENOMEM, "out of memory");
 	int rc = 0;
@@ -461,55 +445,28 @@ int ts_write_text_file(const char *path, const char *data, size_t len, long owne
 	int e = fwrite(data, 1, len, f) != len ? (errno ? errno : EIO) : 0;
 	if (fclose(f) != 0 && !e)
 		e = errno;
-	if (e)
+	if (e) {
 		rc = ts_error_set(err, ts_errno_code(e), "%s: write failed: %s", path, strerror(e));
-	else if (rename(tmp, path) != 0)
-		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot rename into place: %s",
-		                  path, strerror(errno));
-	if (rc)
 		unlink(tmp);
+	}
 	free(tmp);
 	return rc;
 }
 
-/* Is name a temporary file (".NAME.part-PID@HOST") to remove: of pid on
- * this host, or with pid < 0 of any process of this host that is gone? */
-static int sweepable(const char *name, long pid, const char *host)
+int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
+                       ts_error *err)
 {
-	const char *part = strstr(name, ".part-");
-	if (name[0] != '.' || !part)
-		return 0;
-	char *end;
-	errno = 0;
-	long p = strtol(part + 6, &end, 10);
-	if (errno || end == part + 6 || *end != '@' || strcmp(end + 1, host) != 0 || p <= 0)
-		return 0;
-	if (pid >= 0)
-		return p == pid;
-	return ts_process_gone(p);
-}
-
-void ts_writer_sweep(const char *dir, long pid)
-{
-	char host[64];
-	ts_host_name(host);
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	ts_buf p = {0};
-	while ((e = readdir(d))) {
-		if (!sweepable(e->d_name, pid, host))
-			continue;
-		ts_buf_clear(&p);
-		if (ts_buf_printf(&p, "%s/%s", dir, e->d_name) == 0)
-			unlink(p.data);
+	int rc = ts_write_text_temp(path, data, len, owner_pid, err);
+	if (rc)
+		return rc;
+	char *tmp = ts_temp_name(path, owner_pid);
+	if (!tmp || rename(tmp, path) != 0) {
+		rc = tmp ? ts_error_set(err, ts_errno_code(errno),
+		                        "%s: cannot rename into place: %s", path, strerror(errno))
+		         : ts_error_set(err, TS_ENOMEM, "out of memory");
+		if (tmp)
+			unlink(tmp);
 	}
-	ts_buf_free(&p);
-	closedir(d);
-}
-
-char *ts_temp_name(const char *path, long owner_pid)
-{
-	return temp_name(path, owner_pid);
+	free(tmp);
+	return rc;
 }

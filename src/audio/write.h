@@ -1,11 +1,10 @@
 /* write.h - audio files, written under a temporary name and renamed into
  * place only when complete, behind one small table of formats.
  *
- * A file being written is ".NAME.part-PID@HOST" in the output folder,
- * where PID is the build's parent process and HOST this machine, so an
- * interrupted build can remove what it left, and a later one what a build
- * killed on this machine left (ts_writer_sweep); a build on another
- * machine sharing the folder is never taken for a dead one. */
+ * A file being written is ".NAME.part-PID@HOST" in the output folder
+ * (ts_temp_name() in base/file.h), so that an interrupted build can
+ * remove what it left, and a later one what a build killed on this
+ * machine left (ts_temp_sweep()). */
 #ifndef TS_WRITE_H
 #define TS_WRITE_H
 
@@ -38,6 +37,9 @@ typedef struct ts_writer_opts {
 	int quality;               /* TS_QUALITY_MIN..MAX, or TS_QUALITY_DEFAULT */
 	const ts_audio_meta *meta; /* may be NULL */
 	long owner_pid;            /* tags the temporary name */
+	int keep_temp;             /* ts_writer_commit() finishes the file and leaves
+	                              it at its temporary name, ts_temp_name(), for
+	                              the caller to put in place with others */
 } ts_writer_opts;
 
 typedef struct ts_format {
@@ -78,20 +80,16 @@ void ts_writer_abort(ts_writer *w);
 /* What went wrong last while w was writing ("" when nothing did). */
 const char *ts_writer_errmsg(const ts_writer *w);
 
+/* Write a small text file at its temporary name, ts_temp_name(path),
+ * for the caller to put in place.  Returns 0, TS_ENOMEM or TS_EIO with
+ * the message in *err; nothing is left on failure. */
+int ts_write_text_temp(const char *path, const char *data, size_t len, long owner_pid,
+                       ts_error *err);
+
 /* Write a small text file atomically (temporary name, then rename).
  * Returns 0, TS_ENOMEM or TS_EIO with the message in *err (err may be
  * NULL). */
 int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
                        ts_error *err);
-
-/* The temporary name of path while it is written (".NAME.part-PID@HOST"
- * in its folder), for other files written the same way.  NULL when out of
- * memory; the caller frees it. */
-char *ts_temp_name(const char *path, long owner_pid);
-
-/* Remove temporary files left in dir by a build of this machine whose
- * parent was pid, or with pid -1 by any build of this machine that is no
- * longer running. */
-void ts_writer_sweep(const char *dir, long pid);
 
 #endif

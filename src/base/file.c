@@ -3,9 +3,12 @@
 #include "base/file.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -108,4 +111,122 @@ int ts_process_gone(long pid)
 	if (pid <= 0 || (long)(pid_t)pid != pid)
 		return 0;
 	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+char *ts_temp_name(const char *path, long pid)
+{
+	char host[64];
+	ts_host_name(host);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	int dir = slash ? (int)(slash - path) + 1 : 0;
+	size_t len = strlen(path) + 96;
+	char *t = malloc(len);
+	if (t)
+		snprintf(t, len, "%.*s.%s.part-%ld@%s", dir, path, base, pid, host);
+	return t;
+}
+
+/* Is name a temporary file (".NAME.part-PID@HOST") to remove: of pid on
+ * this host, or with pid < 0 of any process of this host that is gone? */
+static int sweepable(const char *name, long pid, const char *host)
+{
+	const char *part = strstr(name, ".part-");
+	if (name[0] != '.' || !part)
+		return 0;
+	char *end;
+	errno = 0;
+	long p = strtol(part + 6, &end, 10);
+	if (errno || end == part + 6 || *end != '@' || strcmp(end + 1, host) != 0 || p <= 0)
+		return 0;
+	if (pid >= 0)
+		return p == pid;
+	return ts_process_gone(p);
+}
+
+void ts_temp_sweep(const char *dir, long pid)
+{
+	char host[64];
+	ts_host_name(host);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	size_t dlen = strlen(dir);
+	char *p = NULL;
+	while ((e = readdir(d))) {
+		if (!sweepable(e->d_name, pid, host))
+			continue;
+		char *q = realloc(p, dlen + strlen(e->d_name) + 2);
+		if (!q)
+			continue;
+		p = q;
+		sprintf(p, "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	free(p);
+	closedir(d);
+}
+
+/* The name under which path's old file is kept while a commit is made. */
+static char *old_name(const char *path, long pid)
+{
+	size_t len = strlen(path);
+	char *with = malloc(len + 5);
+	if (!with)
+		return NULL;
+	memcpy(with, path, len);
+	memcpy(with + len, ".old", 5);
+	char *t = ts_temp_name(with, pid);
+	free(with);
+	return t;
+}
+
+int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, const char **failed)
+{
+	char **old = calloc(n ? n : 1, sizeof *old);
+	size_t done = 0, i;
+	int e = 0;
+	*failed = NULL;
+	for (i = 0; old && i < n && !e; i++) {
+		/* Keep the file there now, if any. */
+		if (!(old[i] = old_name(path[i], pid))) {
+			e = ENOMEM;
+			break;
+		}
+		unlink(old[i]);
+		if (link(path[i], old[i]) != 0) {
+			/* Nothing there; or a file system without hard links
+			 * (FAT): then an undone commit removes the new file
+			 * rather than bring the old one back. */
+			int le = errno;
+			free(old[i]);
+			old[i] = NULL;
+			if (le != ENOENT && le != EPERM && le != ENOTSUP && le != EOPNOTSUPP &&
+			    le != ENOSYS)
+				e = le, *failed = path[i];
+		}
+	}
+	if (!old)
+		e = ENOMEM;
+	for (; !e && done < n; done++)
+		if (rename(tmp[done], path[done]) != 0) {
+			e = errno, *failed = path[done];
+			break;
+		}
+	if (e) {
+		/* Undo: each file done back as it was. */
+		while (done-- > 0)
+			(void)(old[done] ? rename(old[done], path[done]) : unlink(path[done]));
+		for (i = 0; i < n; i++)
+			unlink(tmp[i]);
+	}
+	for (i = 0; old && i < n; i++) {
+		if (old[i])
+			unlink(old[i]);
+		free(old[i]);
+	}
+	free(old);
+	errno = e;
+	return e ? -1 : 0;
 }

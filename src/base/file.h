@@ -56,4 +56,27 @@ void ts_host_name(char out[64]);
  * counts as running. */
 int ts_process_gone(long pid);
 
+/* The temporary name of path while it is written: ".NAME.part-PID@HOST"
+ * in its folder, where PID is the build's parent process and HOST this
+ * machine, so that an interrupted build can remove what it left, and a
+ * later one what a build killed on this machine left (ts_temp_sweep); a
+ * build on another machine sharing the folder is never taken for a dead
+ * one.  NULL when out of memory; the caller frees it. */
+char *ts_temp_name(const char *path, long owner_pid);
+
+/* Remove the temporary files left in dir by owner pid on this machine, or
+ * with pid -1 by any process of this machine that is gone. */
+void ts_temp_sweep(const char *dir, long pid);
+
+/* Put n finished files, each at its temporary name tmp[i], at path[i]:
+ * all of them or none.  The files they replace are kept under temporary
+ * names (hard links, ts_temp_name() of "NAME.old") until every new one is
+ * in place; should a rename fail, those already done are undone (where
+ * the file system has no hard links, by removing the new file).  The
+ * temporary files are gone either way.  Returns 0, or -1 with errno and
+ * the path that failed in *failed (one of path[]; NULL when out of
+ * memory). */
+int ts_commit_files(char *const *tmp, char *const *path, size_t n, long owner_pid,
+                    const char **failed);
+
 #endif

@@ -16,6 +16,7 @@
 #include "audio/cues.h"
 #include "audio/finish.h"
 #include "speech/frontend.h"
+#include "base/file.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,6 +172,7 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                 (double)(ts_synth_wpm(syn) > 0 ? ts_synth_wpm(syn) : 175);
 	ts_writer_opts o = *wo;
 	o.expect_frames = (uint64_t)(seconds * rate);
+	o.keep_temp = 1;
 	r.w = ts_master_open(mo, rate, fmt, path, &o, &res->err);
 	if (!r.w)
 		goto out;
@@ -237,10 +240,14 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	r.w = NULL;
 	res->finish_s = ts_seconds() - t1;
 	if (!rc && r.cues) {
-		rc = ts_cues_commit(r.cues, &res->err);
+		rc = ts_cues_finish(r.cues, &res->err);
 		r.cues = NULL;
-		if (rc)
-			unlink(path);
+		if (rc) {
+			char *tmp = ts_temp_name(path, wo->owner_pid);
+			if (tmp)
+				unlink(tmp);
+			free(tmp);
+		}
 	}
 out:
 	if (!rc)
@@ -423,12 +430,14 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 	write_all(w->res_fd, &m, sizeof m);
 }
 
-/* The record of chapter idx, just built (see state.h), or found to have
- * nothing to speak (TS_EEMPTY: a record without files, so that later
- * builds skip it as up to date); a failure to write it fails the chapter,
- * which a later build makes again. */
-static void record_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
-                           ts_chapter_result *res)
+/* Put the files of chapter idx, just built and left at their temporary
+ * names, in place with its record (see state.h): the timing files, the
+ * audio, the record last, all or none.  A chapter found to have nothing
+ * to speak (TS_EEMPTY) gets a record without files, so that later builds
+ * skip it as up to date.  A failure fails the chapter, which is then as it
+ * was before, and a later build makes it again. */
+static void put_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
+                        ts_chapter_result *res)
 {
 	ts_record rec = {.empty = res->err.code == TS_EEMPTY,
 	                 .synth_rate = ts_synth_rate(syn),
@@ -437,18 +446,66 @@ static void record_chapter(const ts_build_job *job, int idx, const ts_synth *syn
 	                 .sentences = res->sentences,
 	                 .chars = res->chars,
 	                 .audio = res->audio};
-	memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
+	char *tmp[TS_RECORD_FILES + 1] = {0}, *path[TS_RECORD_FILES + 1] = {0};
+	size_t n = 0;
+	int rc = 0;
 	const char *slash = strrchr(job->paths[idx], '/');
 	const char *audio = slash ? slash + 1 : job->paths[idx];
-	if (!rec.empty)
-		snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", audio);
-	for (int t = 0; t < TS_CUES_NFORMATS && !rec.empty; t++) {
-		char *name = (job->timing & (1u << t)) ? ts_cues_path(audio, t) : NULL;
-		if (name)
-			snprintf(rec.files[rec.nfiles++], TS_RECORD_NAME, "%s", name);
-		free(name);
+	/* The timing files, then the audio (the record lists the audio first). */
+	for (int t = 0; t < TS_CUES_NFORMATS && !rec.empty && !rc; t++)
+		if (job->timing & (1u << t) && !(path[n++] = ts_cues_path(job->paths[idx], t)))
+			rc = TS_ENOMEM;
+	if (!rec.empty && !rc && !(path[n++] = ts_strdup(job->paths[idx])))
+		rc = TS_ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+		size_t f = (i + 1) % n; /* path[n - 1], the audio, is the record's file 0 */
+		if (!(tmp[i] = ts_temp_name(path[i], job->owner_pid)))
+			rc = TS_ENOMEM;
+		else if (stat(tmp[i], &st) != 0)
+			rc = ts_error_set(&res->err, ts_errno_code(errno), "%s: %s", path[i],
+			                  strerror(errno));
+		else {
+			const char *s = strrchr(path[i], '/');
+			snprintf(rec.files[f], TS_RECORD_NAME, "%s", s ? s + 1 : path[i]);
+			rec.sizes[f] = (long long)st.st_size;
+		}
 	}
-	ts_record_write(job->outdir, audio, &rec, job->owner_pid, &res->err);
+	rec.nfiles = n;
+	if (job->keys) {
+		memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
+		if (!rc && !(path[n] = ts_record_file(job->outdir, audio)))
+			rc = TS_ENOMEM;
+		if (!rc &&
+		    !(rc = ts_record_write(job->outdir, audio, &rec, job->owner_pid, &res->err)) &&
+		    !(tmp[n] = ts_temp_name(path[n], job->owner_pid)))
+			rc = TS_ENOMEM;
+	}
+	size_t all = n + (job->keys != NULL);
+	if (!rc) {
+		const char *failed;
+		if (ts_commit_files(tmp, path, all, job->owner_pid, &failed) != 0)
+			rc = failed ? ts_error_set(&res->err, ts_errno_code(errno),
+			                           "%s: cannot rename into place: %s", failed,
+			                           strerror(errno))
+			            : TS_ENOMEM;
+	} else {
+		for (size_t i = 0; i <= n; i++) {
+			char *t = tmp[i]    ? tmp[i]
+			          : path[i] ? ts_temp_name(path[i], job->owner_pid)
+			                    : NULL;
+			if (t)
+				unlink(t);
+			if (t != tmp[i])
+				free(t);
+		}
+	}
+	if (rc == TS_ENOMEM)
+		ts_error_set(&res->err, rc, "out of memory");
+	for (size_t i = 0; i <= n; i++) {
+		free(tmp[i]);
+		free(path[i]);
+	}
 }
 
 static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
@@ -495,8 +552,8 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
 			                 job->paths[idx], job->timing, &wo, &m.res, worker_progress,
 			                 &ctx);
-			if ((!m.res.err.code || m.res.err.code == TS_EEMPTY) && job->keys)
-				record_chapter(job, idx, syn, &m.res);
+			if (!m.res.err.code || m.res.err.code == TS_EEMPTY)
+				put_chapter(job, idx, syn, &m.res);
 			m.samples = m.res.samples;
 			struct rusage ru;
 			if (getrusage(RUSAGE_SELF, &ru) == 0)

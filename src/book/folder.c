@@ -312,7 +312,7 @@ void ts_folder_sweep(const ts_plan *p, long pid)
 	char dir[PATH_MAX];
 	if (pid < 0)
 		ts_lock_sweep(p->o.outdir);
-	ts_writer_sweep(p->o.outdir, pid);
+	ts_temp_sweep(p->o.outdir, pid);
 	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
-	ts_writer_sweep(dir, pid);
+	ts_temp_sweep(dir, pid);
 }

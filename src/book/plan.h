@@ -42,7 +42,7 @@ void ts_plan_path(const ts_plan *p, const char *name, char *out);
 int ts_folder_open(const ts_plan *p, ts_error *err);
 
 /* Remove the temporary files of build pid of this machine, or with -1 of
- * any build of this machine that is gone (see ts_writer_sweep). */
+ * any build of this machine that is gone (see ts_temp_sweep). */
 void ts_folder_sweep(const ts_plan *p, long pid);
 
 /* manifest.json, playlist.m3u and index.html from the chapter records:

@@ -50,8 +50,6 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
                     ts_error *err)
 {
 	ts_buf path = {0}, text = {0};
-	for (size_t i = 0; i < r->nfiles; i++)
-		r->sizes[i] = file_size(outdir, r->files[i]);
 	const ts_master_report *a = &r->audio;
 	ts_buf_printf(
 	    &text,
@@ -67,10 +65,20 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
 		ts_buf_printf(&text, "file %lld %s\n", r->sizes[i], r->files[i]);
 	int rc = ts_buf_error(&text) || record_path(&path, outdir, audio)
 	             ? ts_error_set(err, TS_ENOMEM, NULL)
-	             : ts_write_text_file(path.data, text.data, text.len, owner_pid, err);
+	             : ts_write_text_temp(path.data, text.data, text.len, owner_pid, err);
 	ts_buf_free(&path);
 	ts_buf_free(&text);
 	return rc;
+}
+
+char *ts_record_file(const char *outdir, const char *audio)
+{
+	ts_buf b = {0};
+	if (record_path(&b, outdir, audio)) {
+		ts_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
 /* One "name value" line into r; 0, or -1 when it is not one of a record. */
@@ -349,7 +357,7 @@ void ts_lock_sweep(const char *outdir)
 	char who[600];
 	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
 		goto out;
-	ts_writer_sweep(dir.data, -1); /* locks being made by builds now gone */
+	ts_temp_sweep(dir.data, -1); /* locks being made by builds now gone */
 	DIR *d = opendir(dir.data);
 	if (!d)
 		goto out;

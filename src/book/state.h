@@ -40,9 +40,15 @@ typedef struct ts_record {
 	long long sizes[TS_RECORD_FILES];
 } ts_record;
 
+/* The path of the record of audio: outdir/.tingshu/chapters/AUDIO.rec;
+ * NULL when out of memory, else the caller frees it. */
+char *ts_record_file(const char *outdir, const char *audio);
+
 /* Write the record of the chapter whose audio file is audio (a name in
- * outdir) into outdir/.tingshu/chapters/, atomically; the sizes of its
- * files are taken now.  0, or a code with err filled. */
+ * outdir), with the sizes of its files as r says, at the temporary name
+ * of its place in outdir/.tingshu/chapters/ (ts_temp_name() of
+ * ts_record_file()), for the caller to put in place with the chapter's
+ * files, the record last.  0, or a code with err filled. */
 int ts_record_write(const char *outdir, const char *audio, ts_record *r, long owner_pid,
                     ts_error *err);
 

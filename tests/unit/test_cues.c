@@ -4,12 +4,13 @@
  * every format into SCRATCH_DIR and compared with DATA_DIR/basic.FORMAT.ok;
  * also checked: the list parser, file names, rounding (start down, end up,
  * never before the previous end), text made safe for each format,
- * temporary names that ts_writer_sweep removes, abort and failures that
+ * temporary names that ts_temp_sweep removes, abort and failures that
  * leave nothing behind. */
 #include "check.h"
 #include "audio/cues.h"
 #include "base/util.h"
 #include "audio/write.h"
+#include "base/file.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -57,6 +58,30 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+/* ts_cues_finish(), then the files of audio put in place together (as a
+ * build does with the audio and the record). */
+static int finish_and_put(ts_cues *c, const char *audio, unsigned mask, ts_error *err)
+{
+	if (ts_cues_finish(c, err))
+		return -1;
+	char *tmp[TS_CUES_NFORMATS], *path[TS_CUES_NFORMATS];
+	size_t n = 0;
+	for (int i = 0; i < TS_CUES_NFORMATS; i++)
+		if (mask & (1u << i)) {
+			path[n] = ts_cues_path(audio, i);
+			tmp[n] = ts_temp_name(path[n], 4242);
+			CHECK(exists(tmp[n]) && !exists(path[n])); /* not in place before */
+			n++;
+		}
+	const char *failed;
+	int rc = ts_commit_files(tmp, path, n, 4242, &failed);
+	for (size_t i = 0; i < n; i++) {
+		free(tmp[i]);
+		free(path[i]);
+	}
+	return rc;
 }
 
 static uint64_t at(double seconds)
@@ -107,7 +132,7 @@ static void check_files(const char *data, const char *dir)
 	CHECK(ts_cues_end(c) == 0);
 	snprintf(path, sizeof path, "%s/001-第一回.srt", dir);
 	CHECK(!exists(path)); /* not in place before commit */
-	CHECK(ts_cues_commit(c, &err) == 0);
+	CHECK(finish_and_put(c, audio, 0xF, &err) == 0);
 	CHECK(count_hidden(dir) == 0);
 
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
@@ -133,7 +158,7 @@ static void check_empty(const char *dir)
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	CHECK(ts_cues_commit(c, NULL) == 0);
+	CHECK(finish_and_put(c, audio, 0xF, NULL) == 0);
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
 		snprintf(path, sizeof path, "%s/002-x.%s", dir, ts_cues_name(i));
 		size_t n;
@@ -162,7 +187,7 @@ static void check_cleanup(const char *dir)
 	c = ts_cues_open(TS_CUES_VTT, audio, RATE, 4343, &err);
 	CHECK(c != NULL);
 	CHECK(count_hidden(dir) == 1);
-	ts_writer_sweep(dir, 4343); /* what the parent does after an interrupt */
+	ts_temp_sweep(dir, 4343); /* what the parent does after an interrupt */
 	CHECK(count_hidden(dir) == 0);
 	ts_cues_abort(c);
 

@@ -1,0 +1,170 @@
+/* test_file.c - base/file: temporary names, their sweep, and putting a
+ * chapter's files in place all or none (ts_commit_files). */
+#include "check.h"
+#include "base/file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The text of dir/name ("" when there is none). */
+static const char *get(const char *dir, const char *name)
+{
+	static char buf[64];
+	char p[1200];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	buf[0] = '\0';
+	FILE *f = fopen(p, "r");
+	if (f) {
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+static int count_hidden(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Files a and b there before, c new; each written at its temporary name. */
+static void prepare(const char *dir, char *tmp[3], char *path[3], const char *gen)
+{
+	static const char *const names[3] = {"a", "b", "c"};
+	char text[32];
+	for (int i = 0; i < 3; i++) {
+		char p[1200];
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		path[i] = strdup(p);
+		tmp[i] = ts_temp_name(p, 777);
+		CHECK(tmp[i] != NULL);
+		snprintf(text, sizeof text, "%s %s", gen, names[i]);
+		const char *slash = strrchr(tmp[i], '/');
+		put(dir, slash + 1, text);
+	}
+}
+
+static void release(char *tmp[3], char *path[3])
+{
+	for (int i = 0; i < 3; i++) {
+		free(tmp[i]);
+		free(path[i]);
+	}
+}
+
+static void check_commit(const char *dir)
+{
+	char *tmp[3], *path[3];
+	const char *failed;
+	char sub[1200];
+	for (const char *n = "abc"; *n; n++) { /* a scratch folder of an earlier run */
+		snprintf(sub, sizeof sub, "%s/%c", dir, *n);
+		unlink(sub);
+	}
+	put(dir, "a", "old a");
+	put(dir, "b", "old b");
+	/* c cannot be replaced (a folder with a file in it): a and b stay as
+	 * they were, c is not made, nothing temporary is left. */
+	snprintf(sub, sizeof sub, "%s/c", dir);
+	CHECK(mkdir(sub, 0777) == 0);
+	put(sub, "x", "x");
+	prepare(dir, tmp, path, "new");
+	CHECK(count_hidden(dir) == 3);
+	errno = 0;
+	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == -1);
+	CHECK(errno == EISDIR);
+	CHECK(failed == path[2]);
+	CHECK(strcmp(get(dir, "a"), "old a") == 0);
+	CHECK(strcmp(get(dir, "b"), "old b") == 0);
+	CHECK(count_hidden(dir) == 0);
+	release(tmp, path);
+	unlink(strcat(sub, "/x"));
+	sub[strlen(sub) - 2] = '\0';
+	CHECK(rmdir(sub) == 0);
+
+	/* The last rename fails (its file is gone): the two done are undone. */
+	prepare(dir, tmp, path, "new");
+	unlink(tmp[2]);
+	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == -1);
+	CHECK(errno == ENOENT && failed == path[2]);
+	CHECK(strcmp(get(dir, "a"), "old a") == 0);
+	CHECK(strcmp(get(dir, "b"), "old b") == 0);
+	CHECK(access(path[2], F_OK) != 0);
+	CHECK(count_hidden(dir) == 0);
+	release(tmp, path);
+
+	/* Now all three are put in place. */
+	prepare(dir, tmp, path, "new");
+	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == 0);
+	CHECK(strcmp(get(dir, "a"), "new a") == 0);
+	CHECK(strcmp(get(dir, "b"), "new b") == 0);
+	CHECK(strcmp(get(dir, "c"), "new c") == 0);
+	CHECK(count_hidden(dir) == 0);
+	release(tmp, path);
+	CHECK(ts_commit_files(NULL, NULL, 0, 777, &failed) == 0);
+}
+
+static void check_names(const char *dir)
+{
+	char host[64], want[256];
+	ts_host_name(host);
+	char *t = ts_temp_name("out/001-x.wav", 42);
+	snprintf(want, sizeof want, "out/.001-x.wav.part-42@%s", host);
+	CHECK(t && strcmp(t, want) == 0);
+	free(t);
+	t = ts_temp_name("plain", 7);
+	snprintf(want, sizeof want, ".plain.part-7@%s", host);
+	CHECK(t && strcmp(t, want) == 0);
+	free(t);
+	/* The sweep: this owner's, and not another's still running (us). */
+	char mine[128], other[128];
+	snprintf(mine, sizeof mine, ".f.part-4242@%s", host);
+	snprintf(other, sizeof other, ".g.part-%ld@%s", (long)getpid(), host);
+	put(dir, mine, "1");
+	put(dir, other, "2");
+	put(dir, ".h.part-4242@elsewhere", "3");
+	ts_temp_sweep(dir, 4242);
+	CHECK(count_hidden(dir) == 2);
+	ts_temp_sweep(dir, -1); /* ours runs; the other host's is never ours */
+	CHECK(count_hidden(dir) == 2);
+	char p[1200];
+	snprintf(p, sizeof p, "%s/%s", dir, other);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/.h.part-4242@elsewhere", dir);
+	unlink(p);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_file SCRATCH_DIR\n");
+		return 2;
+	}
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/file_scratch", argv[1]);
+	mkdir(dir, 0777);
+	check_names(dir);
+	check_commit(dir);
+	return check_done("test_file");
+}
