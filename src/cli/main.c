@@ -302,7 +302,7 @@ static int cmd_text(const command *c, int argc, char **argv)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc && !out_errno) { /* standard output's failure: main() reports it */
 		msg("error", "%s", ts_error_msg(&err));
-		return rc == TS_ECANCELED ? 130 : EXIT_USAGE;
+		return status_of(rc);
 	}
 	return rc || failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -1,9 +1,12 @@
 /* espeak.c - eSpeak NG's voices and variants by name (see espeak.h).
  *
  * espeak_ListVoices() reads the voice files of eSpeak's data folder; it
- * needs only the folder's path, not espeak_ng_Initialize(), and leaves
- * eSpeak as a later start finds it (a start lists the voices itself). */
+ * needs only the folder's path, not espeak_ng_Initialize().  It runs in a
+ * child process, which leaves eSpeak in this one untouched and keeps a
+ * crash of eSpeak's (out of memory) from being this process's. */
 #include "speech/espeak.h"
+
+#include "base/child.h"
 
 #include <espeak-ng/espeak_ng.h>
 #include <espeak-ng/speak_lib.h>
@@ -21,7 +24,7 @@ static const espeak_VOICE **list(int variants)
 	return espeak_ListVoices(variants ? &spec : NULL);
 }
 
-int ts_espeak_has_variant(const char *name)
+static int has_variant(const char *name)
 {
 	char file[80];
 	/* As eSpeak's ExtractVoiceVariantName() reads a number. */
@@ -39,11 +42,11 @@ int ts_espeak_has_variant(const char *name)
 	return 0;
 }
 
-int ts_espeak_has_voice(const char *name)
+static int has_voice(const char *name)
 {
 	char base[64];
 	size_t n = strcspn(name, "+");
-	if (name[n] && !ts_espeak_has_variant(name + n + 1))
+	if (name[n] && !has_variant(name + n + 1))
 		return 0;
 	snprintf(base, sizeof base, "%.*s", (int)n, name);
 	n = strlen(base);
@@ -56,6 +59,28 @@ int ts_espeak_has_voice(const char *name)
 			return 1;
 	}
 	return 0;
+}
+
+static int variant_fn(void *name, char *out, size_t outsz)
+{
+	(void)out, (void)outsz;
+	return has_variant(name);
+}
+
+static int voice_fn(void *name, char *out, size_t outsz)
+{
+	(void)out, (void)outsz;
+	return has_voice(name);
+}
+
+int ts_espeak_has_variant(const char *name)
+{
+	return ts_in_child(variant_fn, (void *)name, NULL, 0);
+}
+
+int ts_espeak_has_voice(const char *name)
+{
+	return ts_in_child(voice_fn, (void *)name, NULL, 0);
 }
 
 const char *ts_espeak_data(void)

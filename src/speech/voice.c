@@ -116,16 +116,22 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 static int check_espeak(const ts_voice *v, const char *path, long variant_line, long latin_line,
                         ts_error *err)
 {
-	if (v->variant[0] && !ts_espeak_has_variant(v->variant))
+	int has = v->variant[0] ? ts_espeak_has_variant(v->variant) : 1;
+	if (has == 0)
 		return ts_error_set(err, TS_EVOICE,
 		                    "%s:%ld: variant \"%s\": eSpeak NG has no such variant "
 		                    "(its variants are the files of %s/voices/!v)",
 		                    path, variant_line, v->variant, ts_espeak_data());
-	if (latin_line && !ts_espeak_has_voice(v->latin_voice))
+	if (has > 0 && latin_line && (has = ts_espeak_has_voice(v->latin_voice)) == 0)
 		return ts_error_set(err, TS_EVOICE,
 		                    "%s:%ld: latin_voice \"%s\": eSpeak NG has no such voice "
 		                    "('espeak-ng --voices' lists them; en is English)",
 		                    path, latin_line, v->latin_voice);
+	if (has < 0)
+		return ts_error_set(err, TS_ENOMEM,
+		                    "%s: cannot check its eSpeak NG voices: eSpeak NG failed while "
+		                    "reading its list of voices (out of memory?)",
+		                    path);
 	return 0;
 }
 

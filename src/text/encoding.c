@@ -6,6 +6,7 @@
  * is; only the rest comes here. */
 #include "text/encoding.h"
 
+#include "base/child.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -296,6 +297,31 @@ static enum family detector_family(const char *said, const char **name)
 	return FAM_NONE;
 }
 
+struct sample {
+	const char *s;
+	size_t n;
+};
+
+/* uchardet's name for the sample in, into out.  uchardet is C++: short of
+ * memory it throws std::bad_alloc, which aborts a C program, so it runs
+ * in a child (ts_in_child()). */
+static int detect(void *in, char *out, size_t outsz)
+{
+	const struct sample *s = in;
+	memset(out, 0, outsz);
+	uchardet_t ud = uchardet_new();
+	if (!ud || uchardet_handle_data(ud, s->s, s->n) != 0) {
+		if (ud)
+			uchardet_delete(ud);
+		return 1;
+	}
+	uchardet_data_end(ud);
+	const char *said = uchardet_get_charset(ud);
+	snprintf(out, outsz, "%s", said ? said : "");
+	uchardet_delete(ud);
+	return 0;
+}
+
 int ts_encoding_guess(const char *sample, size_t n, int whole, ts_guess *g)
 {
 	memset(g, 0, sizeof *g);
@@ -310,16 +336,10 @@ int ts_encoding_guess(const char *sample, size_t n, int whole, ts_guess *g)
 			g->controls++;
 	}
 
-	uchardet_t ud = uchardet_new();
-	if (!ud || uchardet_handle_data(ud, sample, n) != 0) {
-		if (ud)
-			uchardet_delete(ud);
+	struct sample in = {sample, n};
+	if (ts_in_child(detect, &in, g->detector, sizeof g->detector) != 0)
 		return TS_ENOMEM;
-	}
-	uchardet_data_end(ud);
-	const char *said = uchardet_get_charset(ud);
-	snprintf(g->detector, sizeof g->detector, "%s", said ? said : "");
-	uchardet_delete(ud);
+	g->detector[sizeof g->detector - 1] = '\0';
 
 	const char *unicode = NULL;
 	enum family fam = detector_family(g->detector, &unicode);

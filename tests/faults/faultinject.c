@@ -24,6 +24,10 @@
  *                    (exit, _exit; not when killed by a signal); and the
  *                    first process "main p PID write=W ..." when its main()
  *                    starts: the calls before are the libraries' own setup
+ *                    The "fired" line is followed by "from PROC OBJECT":
+ *                    the file name of the first caller on the stack that
+ *                    is not this library, the C library or the C++ one
+ *                    (tingshu, or a library such as libespeak-ng.so.1)
  *   TS_FAULT_BACKTRACE  1: the "fired" line is followed by the stack of
  *                    the call that failed (for finding the code at fault)
  *
@@ -250,6 +254,37 @@ static void log_backtrace(void)
 	errno = e;
 }
 
+/* "from PROC OBJECT": whose call failed (see the top). */
+static void log_from(void)
+{
+	void *frames[48];
+	int e = errno;
+	st.quiet = 1;
+	int n = backtrace(frames, 48);
+	const char *from = "?";
+	for (int i = 1; i < n; i++) {
+		Dl_info info;
+		if (!dladdr(frames[i], &info) || !info.dli_fname)
+			continue;
+		const char *base = strrchr(info.dli_fname, '/');
+		base = base ? base + 1 : info.dli_fname;
+		if (strstr(base, "faultinject") || strncmp(base, "libc.so", 7) == 0 ||
+		    strncmp(base, "libstdc++", 9) == 0 || strncmp(base, "libgcc_s", 8) == 0)
+			continue;
+		from = base;
+		break;
+	}
+	line l = {.n = 0};
+	put(&l, "from ");
+	put(&l, st.proc);
+	put(&l, " ");
+	put(&l, from);
+	put(&l, "\n");
+	log_line(l.s, l.n);
+	st.quiet = 0;
+	errno = e;
+}
+
 /* ---- setting up ------------------------------------------------------------ */
 
 static void copy_env(char *dst, size_t sz, const char *name, const char *dflt)
@@ -453,6 +488,7 @@ static int hit(enum kind k, const char *path, int fd, long size)
 		put(&l, target);
 		put(&l, "\n");
 		log_line(l.s, l.n);
+		log_from();
 		if (st.backtrace)
 			log_backtrace();
 	}
