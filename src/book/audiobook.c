@@ -202,9 +202,19 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 		goto fail;
 	}
 	ts_book_set_cancel(p->book, o->cancel);
-	for (size_t i = 0; i < ninputs; i++)
-		if (ts_book_add(p->book, inputs[i]))
+	for (size_t i = 0; i < ninputs && !rc; i++) {
+		int r = ts_book_add(p->book, inputs[i]);
+		/* A file that cannot be read for want of memory or disk (its
+		 * copy in TMPDIR) fails the whole build before anything is
+		 * written: a retry builds it all.  A bad file is skipped. */
+		if (ts_error_retryable(r))
+			rc = ts_error_set(err, r, "%s: cannot read it: %s; nothing was built",
+			                  inputs[i], ts_strerror(r));
+		else if (r)
 			p->inputs_failed++;
+	}
+	if (rc)
+		goto fail;
 	if (o->cancel && *o->cancel) {
 		rc = ts_error_set(err, TS_ECANCELED, NULL);
 		goto fail;

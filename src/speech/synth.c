@@ -136,6 +136,20 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 		status_msg(st, what, why, sizeof why);
 		goto fail;
 	}
+	/* eSpeak goes on without the voice's dictionary when it cannot load
+	 * it (short of memory), and then says nothing of Chinese text: a
+	 * character it must know tells. */
+	const void *probe = "\xe4\xbd\xa0"; /* 你 */
+	const char *ph = espeak_TextToPhonemes(&probe, espeakCHARS_UTF8, 0);
+	if (!ph || !*ph) {
+		snprintf(why, sizeof why,
+		         "voice \"%s\": eSpeak NG did not load its dictionary (out of memory?)",
+		         name);
+		espeak_ng_Terminate();
+		free(s);
+		ts_error_set(err, TS_ENOMEM, "%s", why);
+		return NULL;
+	}
 	double wpm = v->rate * rate_factor;
 	if (wpm < espeakRATE_MINIMUM)
 		wpm = espeakRATE_MINIMUM;

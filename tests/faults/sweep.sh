@@ -233,10 +233,21 @@ point() {
 	fi
 	# The process that failed the call ended without exit() or _exit()
 	# (its counts are not in the log): killed by a signal.
-	local fproc fpid
+	# A child process may die in a library that crashes rather than
+	# fails (eSpeak NG, uchardet): tingshu makes such calls in a child of
+	# their own, or a worker, to contain that; the run must then end in a
+	# clear error.  Counted apart ("contained").
+	local fproc fpid from
 	read -r _ fproc _ _ _ fpid _ <<<"$FIRED"
+	CONTAINED=
+	from=$(sed -n "s/^from $fproc //p" fault.log 2>/dev/null | head -n 1)
 	if [ -n "$FIRED" ] && [ "$RC" -lt 128 ] && ! grep -q "^count $fproc $fpid " fault.log; then
-		PROBLEMS+=("crash: process $fproc (pid $fpid) was killed by a signal after the fault")
+		if [ "$fproc" != p ] && [ "$RC" -ne 0 ] && [ -n "$err" ] &&
+			[[ $from == lib* ]]; then
+			CONTAINED=$from
+		else
+			PROBLEMS+=("crash: process $fproc (pid $fpid) was killed by a signal after the fault (in ${from:-?})")
+		fi
 	fi
 	# Temporaries: in the folder, locks, $TMPDIR.
 	left=$(find out -name '.*.part-*' 2>/dev/null; find out/.tingshu/locks -mindepth 1 2>/dev/null;
@@ -262,12 +273,21 @@ point() {
 	[ -z "$err" ] || PROBLEMS+=("stderr: $err")
 	OUTCOME=success
 	[ "$RC" -eq 0 ] || OUTCOME=error-$RC
+	[ -z "$CONTAINED" ] || OUTCOME=contained
 	local worst p
 	for worst in unclear leftover damaged crash; do
 		for p in "${PROBLEMS[@]}"; do
 			[[ $p == "$worst:"* ]] && OUTCOME=$worst
 		done
 	done
+	# eSpeak NG's own: an allocation of its that fails and that it does
+	# not report (it sets up the voice anyway: DoVoiceChange(), a voice
+	# file's fopen() in LoadVoice()), so that the audio comes out other
+	# than it should, with nothing to tell.  Not tingshu's to mend: listed
+	# apart (UPSTREAM lines), not counted as bad.
+	if [ "$OUTCOME" = damaged ] && [ "$RC" -eq 0 ] && [[ $from == libespeak-ng* ]]; then
+		OUTCOME=upstream
+	fi
 }
 
 # --- the sweep ---------------------------------------------------------------------
@@ -300,6 +320,7 @@ points() {
 
 declare -A TOTAL BAD_COUNT
 BAD=0
+UPSTREAM=0
 REPORT=$W/report.txt
 : >"$REPORT"
 
@@ -337,7 +358,12 @@ sweep() {
 			out[$OUTCOME]=$((${out[$OUTCOME]:-0} + 1))
 			TOTAL[$kind]=$((${TOTAL[$kind]:-0} + 1))
 			case $OUTCOME in
-			success | error-*) ;;
+			success | error-* | contained) ;;
+			upstream)
+				UPSTREAM=$((UPSTREAM + 1))
+				printf 'UPSTREAM: %s: %s call %s (%s): %s\n' "$label" "$proc" "$n" \
+					"$(cut -d' ' -f7- <<<"$FIRED")" "${PROBLEMS[0]}"
+				;;
 			*)
 				BAD=$((BAD + 1))
 				BAD_COUNT[$kind]=$((${BAD_COUNT[$kind]:-0} + 1))
@@ -349,11 +375,11 @@ sweep() {
 		done >>"$REPORT"
 	done < <(calls "census.$scen" "$kind")
 	local o summary=""
-	for o in success error-1 error-2 error-75 crash unclear leftover damaged; do
+	for o in success error-1 error-2 error-75 contained upstream crash unclear leftover damaged; do
 		summary="$summary, $o ${out[$o]:-0}"
 	done
 	for o in "${!out[@]}"; do
-		case $o in success | error-1 | error-2 | error-75 | crash | unclear | leftover | damaged) ;;
+		case $o in success | error-1 | error-2 | error-75 | contained | upstream | crash | unclear | leftover | damaged) ;;
 		*) summary="$summary, $o ${out[$o]}" ;; esac
 	done
 	printf 'faults: %-24s %4d points: %s\n' "$label" "$pts" "${summary#, }"
@@ -385,9 +411,13 @@ for kind in $KINDS; do
 	echo "faults: $kind: ${TOTAL[$kind]:-0} points, ${BAD_COUNT[$kind]:-0} bad"
 done
 echo "faults: $((SECONDS - START)) s"
+if [ "$UPSTREAM" -gt 0 ]; then
+	echo "faults: $UPSTREAM outcomes are eSpeak NG's own (not counted as bad):"
+	grep '^UPSTREAM' "$REPORT" | head -n 5
+fi
 if [ "$BAD" -gt 0 ]; then
 	echo "$BAD bad outcomes (all in $REPORT):" >&2
-	head -n 40 "$REPORT" >&2
+	grep '^FAIL' "$REPORT" | head -n 40 >&2
 	E2E_FAILS=$((E2E_FAILS + BAD))
 fi
 e2e_finish
