@@ -7,6 +7,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Write all of buf[0..n) to fd; 0 or -1. */
+static int put_all(int fd, const char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(fd, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		buf += k, n -= (size_t)k;
+	}
+	return 0;
+}
+
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz)
 {
 	int fd[2];
@@ -20,22 +34,16 @@ int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *
 		if (null >= 0)
 			dup2(null, 2);
 		close(fd[0]);
-		int rc = fn(arg, out, outsz);
-		size_t done = 0;
-		while (done < outsz) {
-			ssize_t k = write(fd[1], out + done, outsz - done);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				_exit(255);
-			done += (size_t)k;
-		}
-		_exit(rc & 0xFF);
+		/* The answer goes through the pipe, not the exit status: a
+		 * crash caught by a sanitizer exits with a status too. */
+		char rc = (char)(fn(arg, out, outsz) & 0x7F);
+		_exit(put_all(fd[1], &rc, 1) || put_all(fd[1], out, outsz) ? 1 : 0);
 	}
 	close(fd[1]);
+	char rc = -1;
 	size_t got = 0;
-	while (pid > 0 && got < outsz) {
-		ssize_t k = read(fd[0], out + got, outsz - got);
+	while (pid > 0 && got < outsz + 1) {
+		ssize_t k = got ? read(fd[0], out + got - 1, outsz + 1 - got) : read(fd[0], &rc, 1);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -49,7 +57,7 @@ int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
-	if (!WIFEXITED(st) || got < outsz || WEXITSTATUS(st) == 255)
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got < outsz + 1)
 		return -1;
-	return WEXITSTATUS(st);
+	return rc;
 }

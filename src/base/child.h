@@ -9,8 +9,9 @@
 #include <stddef.h>
 
 /* Run fn(arg, out, outsz) in a child process, and copy the outsz bytes it
- * leaves in out back to out.  Returns what fn returned (0 to 255), or -1
- * when no child could be made or it did not exit (killed by a signal). */
+ * leaves in out back to out.  Returns what fn returned (0 to 127), or -1
+ * when no child could be made or it did not finish (killed by a signal,
+ * or stopped by a sanitizer). */
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz);
 
 #endif

@@ -591,6 +591,7 @@ typedef struct worker {
 	int cmd_fd;
 	int chapter; /* chapter in hand, or -1 */
 	int alive;
+	int ready; /* eSpeak NG started */
 } worker;
 
 /* The chapters to build (todo[i] set; all when todo is NULL), longest
@@ -702,6 +703,7 @@ static int take_message(pool *p, const msg *m)
 		w->alive = 0;
 		return 0;
 	case MSG_READY:
+		w->ready = 1;
 		p->stats->sample_rate = m->rate;
 		p->stats->wpm = m->wpm;
 		event(p, (ts_event){.kind = TS_EV_READY, .samples = (uint64_t)m->rate});
@@ -774,6 +776,20 @@ static void reap(pool *p)
 			continue;
 		if (ru.ru_maxrss > p->stats->worker_maxrss_kb)
 			p->stats->worker_maxrss_kb = ru.ru_maxrss;
+		if (!w->ready && w->alive && !p->init.code) {
+			/* Died starting eSpeak NG (which crashes when memory is
+			 * short): every chapter not built says so. */
+			if (WIFSIGNALED(status))
+				ts_error_set(&p->init, TS_ECHILD,
+				             "the worker process died while starting eSpeak NG "
+				             "(signal %d)",
+				             WTERMSIG(status));
+			else
+				ts_error_set(&p->init, TS_ECHILD,
+				             "the worker process stopped while starting eSpeak NG "
+				             "(exit %d)",
+				             WEXITSTATUS(status));
+		}
 		int c = w->chapter;
 		if (c < 0 || (size_t)c >= p->n || p->done[c])
 			continue;
@@ -840,7 +856,8 @@ int ts_build_run(const ts_build_job *job, ts_chapter_result *results, ts_build_s
 		if (!p.done[i] && strcmp(results[i].err.msg, "not built") == 0)
 			results[i].err = p.init;
 	if (!rc && p.init.code && stats->sample_rate == 0)
-		rc = ts_error_set(err, TS_ESPEAK, "%s", ts_error_msg(&p.init));
+		rc = ts_error_set(err, ts_error_retryable(p.init.code) ? p.init.code : TS_ESPEAK,
+		                  "%s", ts_error_msg(&p.init));
 out:
 	if (res_pipe[0] >= 0)
 		close(res_pipe[0]);

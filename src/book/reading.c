@@ -24,6 +24,13 @@ int ts_reading_voices_dir(const char *voices_dir, char *dir, size_t sz, ts_error
 	                    dir);
 }
 
+/* The code of a voice or data file's failure: TS_EVOICE (exit 2: the
+ * file is bad), but want of memory or disk stays what it is (exit 75). */
+static int voice_code(int rc)
+{
+	return ts_error_retryable(rc) ? rc : TS_EVOICE;
+}
+
 /* The preset and the language data beside it. */
 static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 {
@@ -33,8 +40,9 @@ static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 		return TS_EVOICE;
 	ts_voice *v = &r->voice;
 	ts_error e = {0};
-	if (ts_voice_find(v, vdir, name, &e))
-		return ts_error_set(err, TS_EVOICE, "%s", ts_error_msg(&e));
+	int rc = ts_voice_find(v, vdir, name, &e);
+	if (rc)
+		return ts_error_set(err, voice_code(rc), "%s", ts_error_msg(&e));
 	if (!v->language[0] || strchr(v->language, '/') || v->language[0] == '.')
 		return ts_error_set(
 		    err, TS_EVOICE,
@@ -53,8 +61,9 @@ static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 		snprintf(dir, sizeof dir, "%s/%s", shipped, v->language);
 	r->lang = ts_lang_load(dir, &e);
 	if (!r->lang)
-		return ts_error_set(err, TS_EVOICE, "voice %s: cannot load its language data: %s",
-		                    v->name, ts_error_msg(&e));
+		return ts_error_set(err, voice_code(e.code),
+		                    "voice %s: cannot load its language data: %s", v->name,
+		                    ts_error_msg(&e));
 	return 0;
 }
 
@@ -94,11 +103,13 @@ static int add_lexicons(ts_reading *r, const ts_read_opts *o, char *const *input
 		if (nseen < 8)
 			snprintf(seen[nseen++], sizeof seen[0], "%s", path);
 		if (ts_lang_add_lexicon(r->lang, path, diag, ud, &e))
-			return ts_error_set(err, TS_EVOICE, "lexicon %s", ts_error_msg(&e));
+			return ts_error_set(err, voice_code(e.code), "lexicon %s",
+			                    ts_error_msg(&e));
 	}
 	for (size_t i = 0; i < o->nlexicons; i++)
 		if (ts_lang_add_lexicon(r->lang, o->lexicons[i], diag, ud, &e))
-			return ts_error_set(err, TS_EVOICE, "--lexicon %s", ts_error_msg(&e));
+			return ts_error_set(err, voice_code(e.code), "--lexicon %s",
+			                    ts_error_msg(&e));
 	return 0;
 }
 

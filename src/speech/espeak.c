@@ -1,9 +1,10 @@
 /* espeak.c - eSpeak NG's voices and variants by name (see espeak.h).
  *
  * espeak_ListVoices() reads the voice files of eSpeak's data folder; it
- * needs only the folder's path, not espeak_ng_Initialize().  It runs in a
- * child process, which leaves eSpeak in this one untouched and keeps a
- * crash of eSpeak's (out of memory) from being this process's. */
+ * needs only the folder's path, not espeak_ng_Initialize().  It runs once,
+ * in a child process, which leaves eSpeak in this one untouched and keeps
+ * a crash of eSpeak's (out of memory) from being this process's; the
+ * names it sends back are kept for the lookups that follow. */
 #include "speech/espeak.h"
 
 #include "base/child.h"
@@ -15,18 +16,71 @@
 #include <string.h>
 #include <strings.h>
 
-/* eSpeak's voices, or its variants: its static storage, valid until the
- * next call. */
-static const espeak_VOICE **list(int variants)
+/* The voices, one "identifier\tname\n" a line, then the variants, one
+ * "identifier\n" a line (eSpeak ships about 130 voices and 70 variants:
+ * some 8 KB), ended by an empty line. */
+#define LIST_MAX 65536
+
+static char names[LIST_MAX];
+static int have_names; /* 1 listed, -1 could not be */
+
+/* Append "a[\tb]\n" to out[*len..); 0, or -1 when it is full. */
+static int put_line(char *out, size_t outsz, size_t *len, const char *a, const char *b)
 {
+	int k = snprintf(out + *len, outsz - *len, "%s%s%s\n", a, b ? "\t" : "", b ? b : "");
+	if (k < 0 || (size_t)k >= outsz - *len)
+		return -1;
+	*len += (size_t)k;
+	return 0;
+}
+
+/* In the child: the list into out. */
+static int list_fn(void *arg, char *out, size_t outsz)
+{
+	(void)arg;
 	espeak_VOICE spec = {.languages = "variant"};
+	size_t len = 0;
+	memset(out, 0, outsz);
 	espeak_ng_InitializePath(NULL);
-	return espeak_ListVoices(variants ? &spec : NULL);
+	/* espeak_ListVoices()' array is its static storage, valid until the
+	 * next call: each is read through before the next. */
+	for (const espeak_VOICE **v = espeak_ListVoices(NULL); v && *v; v++)
+		if (put_line(out, outsz, &len, (*v)->identifier, (*v)->name ? (*v)->name : ""))
+			return 1;
+	if (put_line(out, outsz, &len, "", NULL))
+		return 1;
+	for (const espeak_VOICE **v = espeak_ListVoices(&spec); v && *v; v++)
+		if (put_line(out, outsz, &len, (*v)->identifier, NULL))
+			return 1;
+	return put_line(out, outsz, &len, "", NULL) ? 1 : 0;
+}
+
+/* The list: the voices' lines, and *variants where the variants start;
+ * NULL when eSpeak could not list them. */
+static const char *list(const char **variants)
+{
+	if (!have_names)
+		have_names = ts_in_child(list_fn, NULL, names, sizeof names - 1) == 0 ? 1 : -1;
+	if (have_names < 0)
+		return NULL;
+	const char *end = strstr(names, "\n\n");
+	*variants = end ? end + 2 : names + strlen(names);
+	return names;
+}
+
+/* Is the line at p (up to the tab or newline) id? */
+static int id_is(const char *p, const char *id)
+{
+	size_t n = strlen(id);
+	return strncmp(p, id, n) == 0 && (p[n] == '\t' || p[n] == '\n');
 }
 
 static int has_variant(const char *name)
 {
 	char file[80];
+	const char *variants;
+	if (!list(&variants))
+		return -1;
 	/* As eSpeak's ExtractVoiceVariantName() reads a number. */
 	if (name[0] >= '0' && name[0] <= '9') {
 		int k = atoi(name);
@@ -36,51 +90,44 @@ static int has_variant(const char *name)
 	} else {
 		snprintf(file, sizeof file, "!v/%s", name);
 	}
-	for (const espeak_VOICE **v = list(1); v && *v; v++)
-		if (strcmp((*v)->identifier, file) == 0)
+	for (const char *p = variants; *p && *p != '\n'; p = strchr(p, '\n') + 1)
+		if (id_is(p, file))
 			return 1;
 	return 0;
-}
-
-static int has_voice(const char *name)
-{
-	char base[64];
-	size_t n = strcspn(name, "+");
-	if (name[n] && !has_variant(name + n + 1))
-		return 0;
-	snprintf(base, sizeof base, "%.*s", (int)n, name);
-	n = strlen(base);
-	/* As eSpeak's SelectVoiceByName(). */
-	for (const espeak_VOICE **v = list(0); n && v && *v; v++) {
-		const char *id = (*v)->identifier;
-		size_t l = strlen(id);
-		if (strcasecmp(base, (*v)->name) == 0 || strcasecmp(base, id) == 0 ||
-		    (l > n && id[l - n - 1] == '/' && strcasecmp(base, id + l - n) == 0))
-			return 1;
-	}
-	return 0;
-}
-
-static int variant_fn(void *name, char *out, size_t outsz)
-{
-	(void)out, (void)outsz;
-	return has_variant(name);
-}
-
-static int voice_fn(void *name, char *out, size_t outsz)
-{
-	(void)out, (void)outsz;
-	return has_voice(name);
 }
 
 int ts_espeak_has_variant(const char *name)
 {
-	return ts_in_child(variant_fn, (void *)name, NULL, 0);
+	return has_variant(name);
 }
 
 int ts_espeak_has_voice(const char *name)
 {
-	return ts_in_child(voice_fn, (void *)name, NULL, 0);
+	char base[64];
+	const char *variants;
+	size_t n = strcspn(name, "+");
+	if (name[n]) {
+		int has = has_variant(name + n + 1);
+		if (has <= 0)
+			return has;
+	}
+	snprintf(base, sizeof base, "%.*s", (int)n, name);
+	n = strlen(base);
+	const char *p = list(&variants);
+	if (!p)
+		return -1;
+	/* As eSpeak's SelectVoiceByName(): the name, the identifier, or the
+	 * identifier's last part, in any case. */
+	for (; n && p < variants && *p != '\n'; p = strchr(p, '\n') + 1) {
+		size_t l = strcspn(p, "\t\n");
+		const char *nm = p[l] == '\t' ? p + l + 1 : p + l;
+		size_t nl = strcspn(nm, "\n");
+		if ((nl == n && strncasecmp(base, nm, n) == 0) ||
+		    (l == n && strncasecmp(base, p, n) == 0) ||
+		    (l > n && p[l - n - 1] == '/' && strncasecmp(base, p + l - n, n) == 0))
+			return 1;
+	}
+	return 0;
 }
 
 const char *ts_espeak_data(void)
