@@ -85,6 +85,20 @@ static inline char *read_file(const char *path, size_t *n)
 	return p;
 }
 
+/* Write text to dir/name; its path (a static buffer, until the next call). */
+static inline const char *write_file_in(const char *dir, const char *name, const char *text)
+{
+	static char path[1200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	return path;
+}
+
 /* Length of the piece of s[i..len) the streaming tests feed next: step
  * bytes (0: all the rest), moved forward to a character boundary. */
 static inline size_t piece_len(const char *s, size_t len, size_t i, size_t step)

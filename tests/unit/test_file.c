@@ -8,18 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char p[1200];
-	snprintf(p, sizeof p, "%s/%s", dir, name);
-	FILE *f = fopen(p, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
-
 /* The text of dir/name ("" when there is none). */
 static const char *get(const char *dir, const char *name)
 {
@@ -61,7 +49,7 @@ static void prepare(const char *dir, char *tmp[3], char *path[3], const char *ge
 		CHECK(tmp[i] != NULL);
 		snprintf(text, sizeof text, "%s %s", gen, names[i]);
 		const char *slash = strrchr(tmp[i], '/');
-		put(dir, slash + 1, text);
+		write_file_in(dir, slash + 1, text);
 	}
 }
 
@@ -82,13 +70,13 @@ static void check_commit(const char *dir)
 		snprintf(sub, sizeof sub, "%s/%c", dir, *n);
 		unlink(sub);
 	}
-	put(dir, "a", "old a");
-	put(dir, "b", "old b");
+	write_file_in(dir, "a", "old a");
+	write_file_in(dir, "b", "old b");
 	/* c cannot be replaced (a folder with a file in it): a and b stay as
 	 * they were, c is not made, nothing temporary is left. */
 	snprintf(sub, sizeof sub, "%s/c", dir);
 	CHECK(mkdir(sub, 0777) == 0);
-	put(sub, "x", "x");
+	write_file_in(sub, "x", "x");
 	prepare(dir, tmp, path, "new");
 	CHECK(count_hidden(dir) == 3);
 	errno = 0;
@@ -141,9 +129,9 @@ static void check_names(const char *dir)
 	char mine[128], other[128];
 	snprintf(mine, sizeof mine, ".f.part-4242@%s", host);
 	snprintf(other, sizeof other, ".g.part-%ld@%s", (long)getpid(), host);
-	put(dir, mine, "1");
-	put(dir, other, "2");
-	put(dir, ".h.part-4242@elsewhere", "3");
+	write_file_in(dir, mine, "1");
+	write_file_in(dir, other, "2");
+	write_file_in(dir, ".h.part-4242@elsewhere", "3");
 	ts_temp_sweep(dir, 4242);
 	CHECK(count_hidden(dir) == 2);
 	ts_temp_sweep(dir, -1); /* ours runs; the other host's is never ours */

@@ -14,15 +14,7 @@ static char scratch[1024];
 /* Write text to SCRATCH_DIR/name; returns its path (static buffer). */
 static const char *write_file(const char *name, const char *text)
 {
-	static char path[1200];
-	snprintf(path, sizeof path, "%s/%s", scratch, name);
-	FILE *f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	return path;
+	return write_file_in(scratch, name, text);
 }
 
 static void check_format(void)
