@@ -50,8 +50,8 @@ int ts_lines_open(ts_lines **out, const char *path, size_t max_len, unsigned fla
 			rc = ts_error_set(err, TS_EINVAL, "%s: not a regular file (it is %s)", path,
 			                  ts_file_kind(st.st_mode));
 		else
-			rc = ts_error_set(err, e == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
-			                  strerror(e));
+			rc = ts_error_set(err, e == ENOENT ? TS_ENOENT : ts_errno_code(e), "%s: %s",
+			                  path, strerror(e));
 		goto fail;
 	}
 	if (st.st_size > TS_LINES_SIZE_MAX) {

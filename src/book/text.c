@@ -106,7 +106,7 @@ static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *pa
 	else if (rc == TS_EIO)
 		ts_error_set(err, rc, "%s: read error", path);
 	else if (rc)
-		ts_error_set(err, rc, "%s", path);
+		ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
 	ts_frontend_unreadable(fe, unreadable);
 out:
 	ts_frontend_free(fe);
@@ -138,6 +138,9 @@ int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_w
 		}
 		if (frc == TS_ECANCELED) {
 			rc = ts_error_set(err, frc, NULL);
+		} else if (ts_error_retryable(frc)) {
+			/* Short of memory: the rest would fail too (exit 75). */
+			rc = ts_error_set(err, frc, "%s", fe.msg[0] ? fe.msg : ts_strerror(frc));
 		} else if (frc) {
 			(*failed)++;
 			if (diag)

@@ -53,7 +53,8 @@
 # workers wrote before, and book files that cannot say so.
 #
 # Usage: sweep.sh TINGSHU SRC_DIR LIBFAULTINJECT SCRATCH_DIR [SCENARIO...]
-# Environment: TS_FAULTS_FULL=1; TS_FAULTS_SCENARIOS, TS_FAULTS_KINDS
+# Environment: TS_FAULTS_FULL=1; TS_FAULTS_VERBOSE=1 (every outcome into
+# the report, "OK OUTCOME: ..." with the start of stderr); TS_FAULTS_SCENARIOS, TS_FAULTS_KINDS
 # (space-separated subsets); TS_FAULTS_DENSE, TS_FAULTS_SAMPLES,
 # TS_FAULTS_LAST (D, S, L);
 # TS_FAULTS_N: these N only, in every process (to run a point again).
@@ -378,7 +379,11 @@ sweep() {
 			out[$OUTCOME]=$((${out[$OUTCOME]:-0} + 1))
 			TOTAL[$kind]=$((${TOTAL[$kind]:-0} + 1))
 			case $OUTCOME in
-			success | error-* | contained) ;;
+			success | error-* | contained)
+				[ "${TS_FAULTS_VERBOSE:-0}" = 0 ] ||
+					printf 'OK %s: %s: %s call %s (%s): %s\n' "$OUTCOME" "$label" "$proc" "$n" \
+						"$(cut -d' ' -f7- <<<"$FIRED")" "$(head -c 200 run.err | tr '\n' ' ')"
+				;;
 			upstream)
 				UPSTREAM=$((UPSTREAM + 1))
 				printf 'UPSTREAM: %s: %s call %s (%s): %s\n' "$label" "$proc" "$n" \
