@@ -31,7 +31,8 @@
 	X(ETOOLONG, -15, "line too long")                                                          \
 	X(EEXIST, -16, "already exists")                                                           \
 	X(ECANCELED, -17, "interrupted")                                                           \
-	X(ENOSPC, -18, "no space left on the device")
+	X(ENOSPC, -18, "no space left on the device")                                              \
+	X(ETEMP, -19, "cannot write a temporary file")
 
 enum {
 	TS_OK = 0,

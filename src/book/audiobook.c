@@ -204,10 +204,11 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 	ts_book_set_cancel(p->book, o->cancel);
 	for (size_t i = 0; i < ninputs && !rc; i++) {
 		int r = ts_book_add(p->book, inputs[i]);
-		/* A file that cannot be read for want of memory or disk (its
-		 * copy in TMPDIR) fails the whole build before anything is
-		 * written: a retry builds it all.  A bad file is skipped. */
-		if (ts_error_retryable(r))
+		/* A file that cannot be read for want of memory or disk, or
+		 * whose copy in TMPDIR cannot be written, fails the whole build
+		 * before anything is written: the machine's fault, not the
+		 * file's.  A bad or unreadable file is skipped. */
+		if (ts_error_retryable(r) || r == TS_ETEMP)
 			rc = ts_error_set(err, r, "%s: cannot read it: %s; nothing was built",
 			                  inputs[i], ts_strerror(r));
 		else if (r)

@@ -212,7 +212,14 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 		goto out;
 	locked = 1;
 	for (size_t i = 0; i < p->n; i++) {
-		int had = ts_record_read(p->o.outdir, p->names[i], r, NULL) == 1;
+		ts_error re = {0};
+		int got = ts_record_read(p->o.outdir, p->names[i], r, &re), had = got == 1;
+		/* Short of memory, a record is not taken for one missing: the
+		 * book files would leave its chapter out. */
+		if (ts_error_retryable(got)) {
+			rc = ts_error_set(err, got, "%s", ts_error_msg(&re));
+			goto out;
+		}
 		if (had && r->empty && p->keys && strcmp(r->key, p->keys[i]) == 0)
 			continue; /* nothing to speak: not in the book */
 		if (!had || !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
@@ -284,7 +291,10 @@ static void remove_if_stale(void *ud, const char *audio)
 	/* Its files, but those a chapter of the book now makes under the same
 	 * name (the timing files of a book built again in another format). */
 	ts_record r;
-	if (ts_record_read(p->o.outdir, audio, &r, NULL) == 1)
+	int got = ts_record_read(p->o.outdir, audio, &r, NULL);
+	if (ts_error_retryable(got))
+		return; /* kept for a later build to read */
+	if (got == 1)
 		for (size_t i = 0; i < r.nfiles; i++)
 			if (!planned_file(p, r.files[i]))
 				remove_file(p, r.files[i]);

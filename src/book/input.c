@@ -44,6 +44,14 @@ struct ts_book {
 	int swept;                     /* the temporary files of dead runs were removed */
 };
 
+/* The code of a failure to write a temporary copy: the machine's, not
+ * the input's (the build stops; see ts_plan_new()). */
+static int temp_code(int e)
+{
+	int rc = ts_errno_code(e);
+	return rc == TS_EIO ? TS_ETEMP : rc;
+}
+
 static void diag(ts_book *b, ts_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -75,7 +83,7 @@ static FILE *open_input(ts_book *b, const char *path, const char *display, int *
 		     ts_file_kind(st.st_mode));
 	} else if (!f) {
 		int e = errno;
-		*rc = e == ENOENT ? TS_ENOENT : TS_EIO;
+		*rc = e == ENOENT ? TS_ENOENT : ts_errno_code(e);
 		diag(b, TS_ERROR, "%s: cannot open: %s", display, strerror(e));
 	}
 	return f;
@@ -894,7 +902,7 @@ static int book_temp(ts_book *b, const char *what, const char *display, FILE **f
 		diag(b, TS_ERROR, "%s: cannot make a temporary file %s: %s", display, name.data,
 		     strerror(e));
 		ts_buf_free(&name);
-		return ts_errno_code(e);
+		return temp_code(e);
 	}
 	*fp = fdopen(fd, "wb");
 	if (!*fp) {
@@ -981,7 +989,7 @@ static int scan_decoded(ts_book *b, const char *path, const char *display, int m
 		break;
 	case TS_EIO:
 		diag(b, TS_ERROR, "%s: cannot decode it into %s: %s", display, tmp, strerror(e));
-		rc = ts_errno_code(e);
+		rc = temp_code(e);
 		break;
 	case TS_ECANCELED: stopped(b, display); break;
 	default: break;
@@ -1328,7 +1336,7 @@ static int spool_stdin(ts_book *b, const char **out)
 		if ((rc = spool_check(&s, buf, n, first)))
 			break;
 		if (n > 0 && fwrite(buf, 1, n, f) != n) {
-			rc = ts_errno_code(errno);
+			rc = temp_code(errno);
 			diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
 			     strerror(errno));
 			break;
@@ -1338,7 +1346,7 @@ static int spool_stdin(ts_book *b, const char **out)
 	}
 	free(buf);
 	if (fclose(f) != 0 && !rc) {
-		rc = ts_errno_code(errno);
+		rc = temp_code(errno);
 		diag(b, TS_ERROR, "stdin: cannot write temporary file %s: %s", name,
 		     strerror(errno));
 	}

@@ -513,6 +513,10 @@ static int read_cues(const char *outdir, const char *name, ts_cue **cues, size_t
 		goto out;
 	}
 	f = fopen(path.data, "rb");
+	if (!f && (errno == ENOMEM || errno == EMFILE || errno == ENFILE)) {
+		rc = errno == ENOMEM ? TS_ENOMEM : TS_EIO; /* not the file's fault */
+		goto out;
+	}
 	if (!f) {
 		warn(diag, ud,
 		     "index.html: cannot read %s: %s; its chapter has no text on the page",

@@ -34,16 +34,16 @@ static int record_path(ts_buf *b, const char *outdir, const char *audio)
 	                     audio ? audio : "", audio ? ".rec" : "");
 }
 
+/* The size of outdir/name, or -1 (no such regular file).  The path is on
+ * the stack: short of memory, a file there is not taken for one gone. */
 static long long file_size(const char *outdir, const char *name)
 {
-	ts_buf p = {0};
+	char p[PATH_MAX];
 	struct stat st;
-	long long size = -1;
-	if (ts_buf_printf(&p, "%s/%s", outdir, name) == 0 && lstat(p.data, &st) == 0 &&
-	    S_ISREG(st.st_mode))
-		size = (long long)st.st_size;
-	ts_buf_free(&p);
-	return size;
+	int k = snprintf(p, sizeof p, "%s/%s", outdir, name);
+	if (k < 0 || (size_t)k >= sizeof p || lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (long long)st.st_size;
 }
 
 int ts_record_write(const char *outdir, const char *audio, ts_record *r, long owner_pid,

@@ -189,12 +189,14 @@ static void set_han(unsigned char *han, uint32_t c)
  * decoded one code at a time so that a code iconv does not map is just
  * skipped.  Without iconv support the set stays empty and only uchardet
  * decides. */
-static void common_han(unsigned char *han)
+static int common_han(unsigned char *han)
 {
 	memset(han, 0, HAN_BITS);
 	for (size_t s = 0; s < sizeof level1_sets / sizeof level1_sets[0]; s++) {
 		const level1 *l = &level1_sets[s];
 		iconv_t cd = iconv_open("UTF-32LE", l->enc);
+		if (cd == (iconv_t)-1 && errno == ENOMEM)
+			return TS_ENOMEM; /* not "no such encoding": the guess would differ */
 		if (cd == (iconv_t)-1)
 			continue;
 		for (unsigned lead = l->lead_lo; lead <= l->lead_hi; lead++) {
@@ -215,6 +217,7 @@ static void common_han(unsigned char *han)
 		}
 		iconv_close(cd);
 	}
+	return 0;
 }
 
 static int is_common(uint32_t c, const unsigned char *han)
@@ -231,6 +234,7 @@ static int is_common(uint32_t c, const unsigned char *han)
 typedef struct trial {
 	const char *name;
 	int valid;               /* the sample decodes strictly */
+	int nomem;               /* iconv could not start: out of memory */
 	size_t nonascii, common; /* characters decoded (up to the first fault) */
 } trial;
 
@@ -240,8 +244,10 @@ static void try_decode(trial *t, const char *s, size_t n, int whole, const unsig
 	t->valid = 0;
 	t->nonascii = t->common = 0;
 	iconv_t cd = iconv_open("UTF-32LE", t->name);
-	if (cd == (iconv_t)-1)
+	if (cd == (iconv_t)-1) {
+		t->nomem = errno == ENOMEM;
 		return;
+	}
 	char *ip = (char *)s;
 	size_t il = n;
 	unsigned char out[4096];
@@ -355,16 +361,21 @@ int ts_encoding_guess(const char *sample, size_t n, int whole, ts_guess *g)
 	unsigned char *han = malloc(HAN_BITS);
 	if (!han)
 		return TS_ENOMEM;
-	common_han(han);
+	if (common_han(han)) {
+		free(han);
+		return TS_ENOMEM;
+	}
 	trial gb = {.name = "GB18030"}, big5 = {.name = "CP950"}, hk = {.name = "BIG5-HKSCS"};
 	try_decode(&gb, sample, n, whole, han);
 	try_decode(&big5, sample, n, whole, han);
-	if (!big5.valid) {
+	if (!big5.valid && !big5.nomem) {
 		try_decode(&hk, sample, n, whole, han);
 		if (hk.valid)
 			big5 = hk;
 	}
 	free(han);
+	if (gb.nomem || big5.nomem || hk.nomem)
+		return TS_ENOMEM;
 
 	/* uchardet's pick first, then the other; the other wins only with a
 	 * larger share, and a pick uchardet did not make must be mostly

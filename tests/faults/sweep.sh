@@ -236,13 +236,14 @@ point() {
 	from=$(sed -n "s/^from $fproc //p" fault.log 2>/dev/null | head -n 1)
 	CONTAINED=
 	# A child process may die in a library that crashes rather than
-	# fails (eSpeak NG, uchardet): tingshu makes such calls in a child of
+	# fails (eSpeak NG, uchardet, the dynamic loader): tingshu makes such
+	# calls in a child of
 	# their own, or a worker, to contain that; the run must then end in a
 	# clear error.  Counted apart ("contained").  Under AddressSanitizer
 	# that death is its SEGV report, from that process, in that library.
 	segv=$(sed -n 's/^==\([0-9]*\)==ERROR: AddressSanitizer: SEGV.*/\1/p' run.err | sort -u)
 	if [ -n "$FIRED" ] && [ "$fproc" != p ] && [ "$RC" -ne 0 ] && [ "$RC" -lt 128 ] &&
-		[ -n "$err" ] && [[ $from == lib* ]]; then
+		[ -n "$err" ] && [ -n "$from" ] && [ "$from" != "?" ] && [ "$from" != "${T##*/}" ]; then
 		# (The SEGV in the library itself: its first frame outside the
 		# C library.)
 		if [ "$segv" = "$fpid" ] &&
