@@ -237,9 +237,8 @@ point() {
 	CONTAINED=
 	# A child process may die in a library that crashes rather than
 	# fails (eSpeak NG, uchardet, the dynamic loader): tingshu makes such
-	# calls in a child of
-	# their own, or a worker, to contain that; the run must then end in a
-	# clear error.  Counted apart ("contained").  Under AddressSanitizer
+	# calls in a child of their own, or a worker, to contain that; the run
+	# must then end in a clear error.  Counted apart ("contained").  Under AddressSanitizer
 	# that death is its SEGV report, from that process, in that library.
 	segv=$(sed -n 's/^==\([0-9]*\)==ERROR: AddressSanitizer: SEGV.*/\1/p' run.err | sort -u)
 	if [ -n "$FIRED" ] && [ "$fproc" != p ] && [ "$RC" -ne 0 ] && [ "$RC" -lt 128 ] &&
