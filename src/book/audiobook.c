@@ -660,10 +660,11 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	if ((rc = plan_work(p, &w, &job, err)))
 		goto out;
 	sum->kept = w.kept;
-	/* A book being built again says so before anything changes (if this
-	 * fails, the last write below says why). */
-	if (w.ntodo)
-		ts_folder_write_book(p, &present, &complete, NULL);
+	/* A book being built again says so before anything changes; if it
+	 * cannot (a full disk), nothing is built: the book files would go on
+	 * calling the chapters about to change up to date. */
+	if (w.ntodo && (rc = ts_folder_write_book(p, &present, &complete, err)))
+		goto out;
 	if (w.ntodo && (rc = run_pool(p, &w, ev, sum, err)))
 		goto out;
 	if ((rc = ts_folder_write_book(p, &present, &complete, err)))

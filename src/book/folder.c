@@ -151,43 +151,50 @@ static int same_content(const char *path, const ts_buf *text)
 	return same && off == text->len;
 }
 
-/* Write text to outdir/name atomically; a file that already says that is
- * left as it is (an up-to-date book is not touched). */
-static int put_file(const ts_plan *p, const char *name, const ts_buf *text, ts_error *err)
-{
-	char path[PATH_MAX];
-	ts_plan_path(p, name, path);
-	if (ts_buf_error(text))
-		return ts_error_set(err, ts_buf_error(text), "%s: %s", path,
-		                    ts_strerror(ts_buf_error(text)));
-	if (same_content(path, text))
-		return 0;
-	return ts_write_text_file(path, text->data ? text->data : "", text->len, (long)getpid(),
-	                          err);
-}
-
-/* manifest.json, playlist.m3u, and the read-along page last: it reads the
- * timing files of the chapters. */
+/* The book files, from the records: the read-along page (it reads the
+ * chapters' timing files), playlist.m3u and manifest.json.  Each is
+ * written at its temporary name, those whose bytes change (an up-to-date
+ * book is not touched), and then all are put in place together, the
+ * manifest last: book files that tell of one state of the folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
                           size_t n, ts_error *err)
 {
+	static const char *const names[3] = {"index.html", "playlist.m3u", "manifest.json"};
 	const char *title = ts_book_title(p->book);
-	ts_buf text = {0};
-	ts_manifest(&text, title, set, e, n);
-	int rc = put_file(p, "manifest.json", &text, err);
-	ts_buf_clear(&text);
-	ts_playlist(&text, title, e, n);
-	if (!rc)
-		rc = put_file(p, "playlist.m3u", &text, err);
-	ts_buf_clear(&text);
-	if (!rc && ts_readalong_html(&text, p->o.outdir, title, e, n, p->diag, p->ud)) {
-		char path[PATH_MAX];
-		ts_plan_path(p, "index.html", path);
-		rc = ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
+	ts_buf text[3] = {{0}};
+	char path[3][PATH_MAX], *tmp[3] = {0}, *put[3];
+	size_t k = 0;
+	int rc = 0;
+	if (ts_readalong_html(&text[0], p->o.outdir, title, e, n, p->diag, p->ud))
+		ts_buf_free(&text[0]), text[0].err = TS_ENOMEM;
+	ts_playlist(&text[1], title, e, n);
+	ts_manifest(&text[2], title, set, e, n);
+	for (int i = 0; i < 3 && !rc; i++) {
+		ts_plan_path(p, names[i], path[i]);
+		if (ts_buf_error(&text[i]))
+			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
+			                  ts_strerror(ts_buf_error(&text[i])));
+		else if (!same_content(path[i], &text[i]) &&
+		         !(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
+		                                   text[i].len, (long)getpid(), err))) {
+			if (!(tmp[k] = ts_temp_name(path[i], (long)getpid())))
+				rc = ts_error_set(err, TS_ENOMEM, NULL);
+			put[k++] = path[i];
+		}
 	}
-	if (!rc)
-		rc = put_file(p, "index.html", &text, err);
-	ts_buf_free(&text);
+	const char *failed;
+	if (!rc && k && ts_commit_files(tmp, put, k, (long)getpid(), &failed) != 0)
+		rc = failed
+		         ? ts_error_set(err, ts_errno_code(errno),
+		                        "%s: cannot rename into place: %s", failed, strerror(errno))
+		         : ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t i = 0; i < k; i++) {
+		if (rc && tmp[i])
+			unlink(tmp[i]);
+		free(tmp[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		ts_buf_free(&text[i]);
 	return rc;
 }
 
