@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,19 +153,14 @@ void ts_temp_sweep(const char *dir, long pid)
 	if (!d)
 		return;
 	struct dirent *e;
-	size_t dlen = strlen(dir);
-	char *p = NULL;
+	char p[PATH_MAX]; /* on the stack: the sweep works when memory is short */
 	while ((e = readdir(d))) {
-		if (!sweepable(e->d_name, pid, host))
-			continue;
-		char *q = realloc(p, dlen + strlen(e->d_name) + 2);
-		if (!q)
-			continue;
-		p = q;
-		sprintf(p, "%s/%s", dir, e->d_name);
-		unlink(p);
+		int n = sweepable(e->d_name, pid, host)
+		            ? snprintf(p, sizeof p, "%s/%s", dir, e->d_name)
+		            : -1;
+		if (n > 0 && (size_t)n < sizeof p)
+			unlink(p);
 	}
-	free(p);
 	closedir(d);
 }
 

@@ -174,13 +174,15 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 		if (ts_buf_error(&text[i]))
 			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
 			                  ts_strerror(ts_buf_error(&text[i])));
-		else if (!same_content(path[i], &text[i]) &&
-		         !(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
-		                                   text[i].len, (long)getpid(), err))) {
-			if (!(tmp[k] = ts_temp_name(path[i], (long)getpid())))
-				rc = ts_error_set(err, TS_ENOMEM, NULL);
+		else if (same_content(path[i], &text[i]))
+			continue;
+		else if (!(tmp[k] = ts_temp_name(path[i], (long)getpid())))
+			rc = ts_error_set(err, TS_ENOMEM, NULL); /* named before it is made */
+		else if (!(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
+		                                   text[i].len, (long)getpid(), err)))
 			put[k++] = path[i];
-		}
+		else
+			free(tmp[k]), tmp[k] = NULL;
 	}
 	const char *failed;
 	if (!rc && k && ts_commit_files(tmp, put, k, (long)getpid(), &failed) != 0)
