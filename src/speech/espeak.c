@@ -11,10 +11,13 @@
 
 #include <espeak-ng/espeak_ng.h>
 #include <espeak-ng/speak_lib.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* The voices, one "identifier\tname\n" a line, then the variants, one
  * "identifier\n" a line (eSpeak ships about 130 voices and 70 variants:
@@ -34,25 +37,62 @@ static int put_line(char *out, size_t outsz, size_t *len, const char *a, const c
 	return 0;
 }
 
-/* In the child: the list into out. */
+/* The regular files under dir, -1 when it cannot be read through. */
+static long count_files(const char *dir, int depth)
+{
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	if (!d)
+		return -1;
+	long n = 0;
+	struct dirent *e;
+	char p[PATH_MAX];
+	struct stat st;
+	while (n >= 0 && (e = readdir(d))) {
+		int k = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (e->d_name[0] == '.' || k < 0 || (size_t)k >= sizeof p || stat(p, &st) != 0)
+			continue;
+		long sub = S_ISDIR(st.st_mode) ? count_files(p, depth + 1) : S_ISREG(st.st_mode);
+		n = sub < 0 ? -1 : n + sub;
+	}
+	closedir(d);
+	return n;
+}
+
+/* In the child: the list into out.  eSpeak skips a voice file it cannot
+ * open (short of memory, too): a list shorter than the files of its
+ * lang/ and voices/!v folders says so in its first line, "-" for one
+ * that may lack names ("+" complete). */
 static int list_fn(void *arg, char *out, size_t outsz)
 {
 	(void)arg;
 	espeak_VOICE spec = {.languages = "variant"};
-	size_t len = 0;
+	size_t len = 2;
+	long voices = 0, variants = 0;
+	char dir[PATH_MAX];
 	memset(out, 0, outsz);
 	espeak_ng_InitializePath(NULL);
 	/* espeak_ListVoices()' array is its static storage, valid until the
 	 * next call: each is read through before the next. */
-	for (const espeak_VOICE **v = espeak_ListVoices(NULL); v && *v; v++)
+	for (const espeak_VOICE **v = espeak_ListVoices(NULL); v && *v; v++, voices++)
 		if (put_line(out, outsz, &len, (*v)->identifier, (*v)->name ? (*v)->name : ""))
 			return 1;
 	if (put_line(out, outsz, &len, "", NULL))
 		return 1;
-	for (const espeak_VOICE **v = espeak_ListVoices(&spec); v && *v; v++)
+	for (const espeak_VOICE **v = espeak_ListVoices(&spec); v && *v; v++, variants++)
 		if (put_line(out, outsz, &len, (*v)->identifier, NULL))
 			return 1;
-	return put_line(out, outsz, &len, "", NULL) ? 1 : 0;
+	if (put_line(out, outsz, &len, "", NULL))
+		return 1;
+	snprintf(dir, sizeof dir, "%s/lang", ts_espeak_data());
+	long want_voices = count_files(dir, 0);
+	snprintf(dir, sizeof dir, "%s/voices/!v", ts_espeak_data());
+	long want_variants = count_files(dir, 0);
+	out[0] = want_voices >= 0 && want_variants >= 0 && voices >= want_voices &&
+	                 variants >= want_variants
+	             ? '+'
+	             : '-';
+	out[1] = '\n';
+	return 0;
 }
 
 /* The list: the voices' lines, and *variants where the variants start;
@@ -63,9 +103,15 @@ static const char *list(const char **variants)
 		have_names = ts_in_child(list_fn, NULL, names, sizeof names - 1) == 0 ? 1 : -1;
 	if (have_names < 0)
 		return NULL;
-	const char *end = strstr(names, "\n\n");
+	const char *end = strstr(names + 2, "\n\n");
 	*variants = end ? end + 2 : names + strlen(names);
-	return names;
+	return names + 2;
+}
+
+/* A name not found: 0, or -1 when the list may lack it (see list_fn()). */
+static int not_found(void)
+{
+	return names[0] == '+' ? 0 : -1;
 }
 
 /* Is the line at p (up to the tab or newline) id? */
@@ -93,7 +139,7 @@ static int has_variant(const char *name)
 	for (const char *p = variants; *p && *p != '\n'; p = strchr(p, '\n') + 1)
 		if (id_is(p, file))
 			return 1;
-	return 0;
+	return not_found();
 }
 
 int ts_espeak_has_variant(const char *name)
@@ -127,7 +173,7 @@ int ts_espeak_has_voice(const char *name)
 		    (l > n && p[l - n - 1] == '/' && strncasecmp(base, p + l - n, n) == 0))
 			return 1;
 	}
-	return 0;
+	return not_found();
 }
 
 const char *ts_espeak_data(void)
