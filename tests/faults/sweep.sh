@@ -40,17 +40,18 @@
 # By default (under ctest: a test per scenario, text and pinyin in one) a
 # bounded sweep: in each process the first $D calls of a kind (default 6),
 # $S more spread evenly up to its last call (default 6) and the last $L
-# (default 3), writes failing with ENOSPC: about 450 runs, 85 s in all on
-# two busy cores (about 200 s under ASan).
+# (default 3), writes failing with ENOSPC: about 550 runs, 145 s in all
+# (the slowest scenario about 190 s under ASan, on two busy cores).
 # TS_FAULTS_FULL=1: every N of every kind, but malloc beyond the first 300
 # calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3; a
-# build makes about 2,600 allocations, 1,150 of them in the command and as
-# many in the worker starting eSpeak); writes also with EIO; and "sticky"
-# faults (TS_FAULT_STICKY: the N-th call and all after it fail, a disk that
-# stays full, memory that stays short) for write and malloc: about 11,700
-# runs, 40 minutes.  A sticky fault fails one process only: a disk that
-# fills while the command writes the book files leaves the chapters the
-# workers wrote before, and book files that cannot say so.
+# build makes about 4,500 allocations: 1,050 in the command, 2,000 in the
+# child listing eSpeak's voices, 1,050 in the worker starting eSpeak);
+# writes also with EIO; and "sticky" faults (TS_FAULT_STICKY: the N-th call
+# and all after it fail, a disk that stays full, memory that stays short)
+# for write and malloc: with stride 7, about 16,000 runs, an hour as two
+# halves side by side.  A sticky fault fails one process only: a disk that
+# fills for the command alone, after the workers wrote chapters, leaves book
+# files that cannot say so (on a real disk the workers' writes fail too).
 #
 # Usage: sweep.sh TINGSHU SRC_DIR LIBFAULTINJECT SCRATCH_DIR [SCENARIO...]
 # Environment: TS_FAULTS_FULL=1; TS_FAULTS_VERBOSE=1 (every outcome into
