@@ -178,12 +178,12 @@ static char *old_name(const char *path, long pid)
 	return t;
 }
 
-int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, const char **failed)
+int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, ts_error *err)
 {
+	const char *failed = NULL;
 	char **old = calloc(n ? n : 1, sizeof *old);
 	size_t done = 0, i;
 	int e = 0;
-	*failed = NULL;
 	for (i = 0; old && i < n && !e; i++) {
 		/* Keep the file there now, if any. */
 		if (!(old[i] = old_name(path[i], pid))) {
@@ -200,14 +200,14 @@ int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, con
 			old[i] = NULL;
 			if (le != ENOENT && le != EPERM && le != ENOTSUP && le != EOPNOTSUPP &&
 			    le != ENOSYS)
-				e = le, *failed = path[i];
+				e = le, failed = path[i];
 		}
 	}
 	if (!old)
 		e = ENOMEM;
 	for (; !e && done < n; done++)
 		if (rename(tmp[done], path[done]) != 0) {
-			e = errno, *failed = path[done];
+			e = errno, failed = path[done];
 			break;
 		}
 	if (e) {
@@ -223,6 +223,10 @@ int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, con
 		free(old[i]);
 	}
 	free(old);
-	errno = e;
-	return e ? -1 : 0;
+	if (!e)
+		return 0;
+	if (!failed)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	return ts_error_set(err, ts_errno_code(e), "%s: cannot rename into place: %s", failed,
+	                    strerror(e));
 }

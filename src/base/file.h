@@ -14,6 +14,8 @@
 #ifndef TS_FILE_H
 #define TS_FILE_H
 
+#include "base/error.h"
+
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -73,10 +75,9 @@ void ts_temp_sweep(const char *dir, long pid);
  * names (hard links, ts_temp_name() of "NAME.old") until every new one is
  * in place; should a rename fail, those already done are undone (where
  * the file system has no hard links, by removing the new file).  The
- * temporary files are gone either way.  Returns 0, or -1 with errno and
- * the path that failed in *failed (one of path[]; NULL when out of
- * memory). */
-int ts_commit_files(char *const *tmp, char *const *path, size_t n, long owner_pid,
-                    const char **failed);
+ * temporary files are gone either way.  Returns 0, or a code with the
+ * message in *err ("PATH: cannot rename into place: REASON"; err may be
+ * NULL). */
+int ts_commit_files(char *const *tmp, char *const *path, size_t n, long owner_pid, ts_error *err);
 
 #endif

@@ -451,7 +451,8 @@ static void put_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
 	int rc = 0;
 	const char *slash = strrchr(job->paths[idx], '/');
 	const char *audio = slash ? slash + 1 : job->paths[idx];
-	/* The timing files, then the audio (the record lists the audio first). */
+	/* The timing files, then the audio (the record lists the audio
+	 * first), each with its temporary name. */
 	for (int t = 0; t < TS_CUES_NFORMATS && !rec.empty && !rc; t++)
 		if (job->timing & (1u << t) && !(path[n++] = ts_cues_path(job->paths[idx], t)))
 			rc = TS_ENOMEM;
@@ -472,36 +473,22 @@ static void put_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
 		}
 	}
 	rec.nfiles = n;
-	if (job->keys) {
+	if (job->keys && !rc) {
 		memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
-		if (!rc && !(path[n] = ts_record_file(job->outdir, audio)))
-			rc = TS_ENOMEM;
-		if (!rc &&
-		    !(rc = ts_record_write(job->outdir, audio, &rec, job->owner_pid, &res->err)) &&
+		if (!(path[n] = ts_record_file(job->outdir, audio)) ||
 		    !(tmp[n] = ts_temp_name(path[n], job->owner_pid)))
 			rc = TS_ENOMEM;
-	}
-	size_t all = n + (job->keys != NULL);
-	if (!rc) {
-		const char *failed;
-		if (ts_commit_files(tmp, path, all, job->owner_pid, &failed) != 0)
-			rc = failed ? ts_error_set(&res->err, ts_errno_code(errno),
-			                           "%s: cannot rename into place: %s", failed,
-			                           strerror(errno))
-			            : TS_ENOMEM;
-	} else {
-		for (size_t i = 0; i <= n; i++) {
-			char *t = tmp[i]    ? tmp[i]
-			          : path[i] ? ts_temp_name(path[i], job->owner_pid)
-			                    : NULL;
-			if (t)
-				unlink(t);
-			if (t != tmp[i])
-				free(t);
-		}
+		else
+			rc = ts_record_write(job->outdir, audio, &rec, job->owner_pid, &res->err);
 	}
 	if (rc == TS_ENOMEM)
 		ts_error_set(&res->err, rc, "out of memory");
+	if (!rc)
+		ts_commit_files(tmp, path, n + (job->keys != NULL), job->owner_pid, &res->err);
+	else /* what was made; a name out of memory leaves its file to the sweep */
+		for (size_t i = 0; i <= n; i++)
+			if (tmp[i])
+				unlink(tmp[i]);
 	for (size_t i = 0; i <= n; i++) {
 		free(tmp[i]);
 		free(path[i]);

@@ -184,17 +184,13 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 		else
 			free(tmp[k]), tmp[k] = NULL;
 	}
-	const char *failed;
-	if (!rc && k && ts_commit_files(tmp, put, k, (long)getpid(), &failed) != 0)
-		rc = failed
-		         ? ts_error_set(err, ts_errno_code(errno),
-		                        "%s: cannot rename into place: %s", failed, strerror(errno))
-		         : ts_error_set(err, TS_ENOMEM, NULL);
-	for (size_t i = 0; i < k; i++) {
-		if (rc && tmp[i])
-			unlink(tmp[i]);
+	if (!rc && k)
+		rc = ts_commit_files(tmp, put, k, (long)getpid(), err);
+	else
+		for (size_t i = 0; i < k; i++)
+			unlink(tmp[i]); /* written, not put in place */
+	for (size_t i = 0; i < k; i++)
 		free(tmp[i]);
-	}
 	for (int i = 0; i < 3; i++)
 		ts_buf_free(&text[i]);
 	return rc;

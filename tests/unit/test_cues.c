@@ -75,8 +75,7 @@ static int finish_and_put(ts_cues *c, const char *audio, unsigned mask, ts_error
 			CHECK(exists(tmp[n]) && !exists(path[n])); /* not in place before */
 			n++;
 		}
-	const char *failed;
-	int rc = ts_commit_files(tmp, path, n, 4242, &failed);
+	int rc = ts_commit_files(tmp, path, n, 4242, err);
 	for (size_t i = 0; i < n; i++) {
 		free(tmp[i]);
 		free(path[i]);

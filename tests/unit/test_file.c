@@ -61,10 +61,18 @@ static void release(char *tmp[3], char *path[3])
 	}
 }
 
+/* Does err say "PATH: cannot rename into place: " and errno e's words? */
+static int names_failure(const ts_error *err, const char *path, int e)
+{
+	char want[1400];
+	snprintf(want, sizeof want, "%s: cannot rename into place: %s", path, strerror(e));
+	return strcmp(err->msg, want) == 0;
+}
+
 static void check_commit(const char *dir)
 {
 	char *tmp[3], *path[3];
-	const char *failed;
+	ts_error err = {0};
 	char sub[1200];
 	for (const char *n = "abc"; *n; n++) { /* a scratch folder of an earlier run */
 		snprintf(sub, sizeof sub, "%s/%c", dir, *n);
@@ -79,10 +87,8 @@ static void check_commit(const char *dir)
 	write_file_in(sub, "x", "x");
 	prepare(dir, tmp, path, "new");
 	CHECK(count_hidden(dir) == 3);
-	errno = 0;
-	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == -1);
-	CHECK(errno == EISDIR);
-	CHECK(failed == path[2]);
+	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == TS_EIO);
+	CHECK(names_failure(&err, path[2], EISDIR));
 	CHECK(strcmp(get(dir, "a"), "old a") == 0);
 	CHECK(strcmp(get(dir, "b"), "old b") == 0);
 	CHECK(count_hidden(dir) == 0);
@@ -94,8 +100,8 @@ static void check_commit(const char *dir)
 	/* The last rename fails (its file is gone): the two done are undone. */
 	prepare(dir, tmp, path, "new");
 	unlink(tmp[2]);
-	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == -1);
-	CHECK(errno == ENOENT && failed == path[2]);
+	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == TS_EIO);
+	CHECK(names_failure(&err, path[2], ENOENT));
 	CHECK(strcmp(get(dir, "a"), "old a") == 0);
 	CHECK(strcmp(get(dir, "b"), "old b") == 0);
 	CHECK(access(path[2], F_OK) != 0);
@@ -104,13 +110,13 @@ static void check_commit(const char *dir)
 
 	/* Now all three are put in place. */
 	prepare(dir, tmp, path, "new");
-	CHECK(ts_commit_files(tmp, path, 3, 777, &failed) == 0);
+	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == 0);
 	CHECK(strcmp(get(dir, "a"), "new a") == 0);
 	CHECK(strcmp(get(dir, "b"), "new b") == 0);
 	CHECK(strcmp(get(dir, "c"), "new c") == 0);
 	CHECK(count_hidden(dir) == 0);
 	release(tmp, path);
-	CHECK(ts_commit_files(NULL, NULL, 0, 777, &failed) == 0);
+	CHECK(ts_commit_files(NULL, NULL, 0, 777, &err) == 0);
 }
 
 static void check_names(const char *dir)
