@@ -21,8 +21,17 @@ static int put_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+static int inline_calls;
+
+void ts_in_child_inline(void)
+{
+	inline_calls = 1;
+}
+
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz)
 {
+	if (inline_calls)
+		return fn(arg, out, outsz) & 0x7F;
 	int fd[2];
 	if (pipe(fd) != 0)
 		return -1;

@@ -14,4 +14,10 @@
  * or stopped by a sanitizer). */
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz);
 
+/* From now on, make the calls of ts_in_child in this process.  For fuzz
+ * targets: a fork per input would take most of their time (a sanitizer's
+ * shadow memory makes it slow), and a crash in the library is then what
+ * the fuzzer reports. */
+void ts_in_child_inline(void);
+
 #endif

@@ -6,6 +6,7 @@
  * which run for every character of a book, can trust it and stay simple.
  * A file that fails a check is refused with the reason; it is never read
  * past its end.  The checks walk each record once: a few milliseconds. */
+#define _GNU_SOURCE /* qsort_r */
 #include "zh/lexicon.h"
 
 #include "base/util.h"
@@ -36,6 +37,7 @@ struct ts_lexicon {
 	const unsigned char *syl_off, *syl_str, *page_dir, *pages, *chars, *cps, *readings, *groups,
 	    *words;
 	double ln_total;
+	uint16_t *by_text; /* the syllables in the order of their text */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -263,6 +265,38 @@ static const char *check(ts_lexicon *lx)
 
 /* ---- open and close ------------------------------------------------ */
 
+/* Text s[0..n) against syllable t: as memcmp, the shorter first. */
+static int cmp_text(const ts_lexicon *lx, const char *s, size_t n, unsigned t)
+{
+	size_t len;
+	const char *u = ts_lexicon_syllable(lx, t, &len);
+	int c = memcmp(s, u, n < len ? n : len);
+	return c ? c : (n > len) - (n < len);
+}
+
+static int cmp_syllables(const void *a, const void *b, void *lx)
+{
+	unsigned x = *(const uint16_t *)a, y = *(const uint16_t *)b;
+	size_t len;
+	const char *s = ts_lexicon_syllable(lx, x, &len);
+	int c = cmp_text(lx, s, len, y);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* lx->by_text: the syllables sorted by text, then by number, so that
+ * ts_lexicon_find_syllable() is a binary search (the rules and the user's
+ * lexicons look up a syllable for each line). */
+static int sort_syllables(ts_lexicon *lx)
+{
+	lx->by_text = malloc(lx->nsyl * sizeof *lx->by_text);
+	if (!lx->by_text)
+		return -1;
+	for (uint32_t i = 0; i < lx->nsyl; i++)
+		lx->by_text[i] = (uint16_t)i;
+	qsort_r(lx->by_text, lx->nsyl, sizeof *lx->by_text, cmp_syllables, lx);
+	return 0;
+}
+
 ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 {
 	ts_lexicon *lx = NULL;
@@ -289,8 +323,11 @@ ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 	lx->size = (size_t)st.st_size;
 	map = MAP_FAILED; /* owned by lx now */
 	const char *why = check(lx);
-	if (why) {
-		bad(err, path, why);
+	if (why || sort_syllables(lx) != 0) {
+		if (why)
+			bad(err, path, why);
+		else
+			ts_error_set(err, TS_ENOMEM, NULL);
 		ts_lexicon_free(lx);
 		lx = NULL;
 	}
@@ -307,6 +344,7 @@ void ts_lexicon_free(ts_lexicon *lx)
 	if (!lx)
 		return;
 	munmap((void *)lx->map, lx->size);
+	free(lx->by_text);
 	free(lx);
 }
 
@@ -359,14 +397,16 @@ const char *ts_lexicon_syllable(const ts_lexicon *lx, unsigned syl, size_t *len)
 
 int ts_lexicon_find_syllable(const ts_lexicon *lx, const char *s, size_t n)
 {
-	/* Linear: used when reading user lexicons, never per character. */
-	for (uint32_t i = 0; i < lx->nsyl; i++) {
-		size_t len;
-		const char *t = ts_lexicon_syllable(lx, i, &len);
-		if (len == n && memcmp(t, s, n) == 0)
-			return (int)i;
+	/* The first syllable not before s: the lowest number of that text. */
+	size_t lo = 0, hi = lx->nsyl;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_text(lx, s, n, lx->by_text[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	return lo < lx->nsyl && cmp_text(lx, s, n, lx->by_text[lo]) == 0 ? lx->by_text[lo] : -1;
 }
 
 double ts_lexicon_char_logp(const ts_lexicon *lx, int ch)

@@ -13,6 +13,7 @@
 #include "speech/frontend.h"
 #include "book/input.h"
 #include "zh/lang.h"
+#include "base/child.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -88,6 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!lang) {
+		ts_in_child_inline();
 		ts_error err = {0};
 		lang = ts_lang_load(TS_FUZZ_LANG_DIR, &err);
 		if (!lang) {
