@@ -421,10 +421,6 @@ static void on_event(void *ud, const ts_event *ev)
 			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
 			     p->chapters_done, p->chapters, p->plan->names[i],
 			     p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
-		/* The book files say at once what the folder holds now. */
-		size_t present;
-		int complete;
-		ts_folder_write_book(p->plan, &present, &complete, NULL);
 		break;
 	}
 	}
@@ -575,6 +571,13 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 		    p->names[heaviest]);
 }
 
+/* A chapter lands with the book files that include it (in the process
+ * that spoke it): the book files say at once what the folder holds. */
+static int land_chapter(const void *ud, const ts_landing *l, ts_error *err)
+{
+	return ts_folder_land(ud, l, err);
+}
+
 /* The job of the worker pool for the chapters of w. */
 static ts_build_job pool_job(const ts_plan *p, const work *w)
 {
@@ -593,7 +596,9 @@ static ts_build_job pool_job(const ts_plan *p, const work *w)
 	                      .cancel = p->o.cancel,
 	                      .todo = w ? w->todo : NULL,
 	                      .outdir = p->o.outdir,
-	                      .keys = p->keys};
+	                      .keys = p->keys,
+	                      .land = land_chapter,
+	                      .land_ud = p};
 }
 
 /* The worker pool over the chapters to build, progress reported as it

@@ -432,7 +432,8 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 
 /* Put the files of chapter idx, just built and left at their temporary
  * names, in place with its record (see state.h): the timing files, the
- * audio, the record last, all or none.  A chapter found to have nothing
+ * audio, the record last, all or none (with job->land, the book files
+ * too).  A chapter found to have nothing
  * to speak (TS_EEMPTY) gets a record without files, so that later builds
  * skip it as up to date.  A failure fails the chapter, which is then as it
  * was before, and a later build makes it again. */
@@ -483,8 +484,15 @@ static void put_chapter(const ts_build_job *job, int idx, const ts_synth *syn,
 	}
 	if (rc == TS_ENOMEM)
 		ts_error_set(&res->err, rc, "out of memory");
-	if (!rc)
-		ts_commit_files(tmp, path, n + (job->keys != NULL), job->owner_pid, &res->err);
+	ts_landing l = {.chapter = (size_t)idx,
+	                .tmp = tmp,
+	                .path = path,
+	                .n = n + (job->keys != NULL),
+	                .owner_pid = job->owner_pid};
+	if (!rc && job->land)
+		job->land(job->land_ud, &l, &res->err);
+	else if (!rc)
+		ts_commit_files(tmp, path, l.n, job->owner_pid, &res->err);
 	else /* what was made; a name out of memory leaves its file to the sweep */
 		for (size_t i = 0; i <= n; i++)
 			if (tmp[i])

@@ -73,6 +73,15 @@ typedef struct ts_event {
 
 typedef void (*ts_event_fn)(void *ud, const ts_event *ev);
 
+/* A chapter's files made and ready to be put in place: tmp[i] at path[i]
+ * for i < n, the record last; temporary names tagged with owner_pid. */
+typedef struct ts_landing {
+	size_t chapter;
+	char *const *tmp, *const *path;
+	size_t n;
+	long owner_pid;
+} ts_landing;
+
 typedef struct ts_build_job {
 	const ts_book *book;
 	const ts_voice *voice;
@@ -92,6 +101,11 @@ typedef struct ts_build_job {
 	const char *todo;
 	const char *outdir;
 	char (*keys)[TS_HASH_HEX];
+	/* Puts a chapter's files in place, all or none, the temporary files
+	 * gone either way (NULL: ts_commit_files()); called in the process
+	 * that spoke the chapter.  0, or a code with err filled. */
+	int (*land)(const void *ud, const ts_landing *l, ts_error *err);
+	const void *land_ud;
 } ts_build_job;
 
 /* The key of chapter i of job->book: a hash of everything that decides

@@ -154,17 +154,20 @@ static int same_content(const char *path, const ts_buf *text)
 /* The book files, from the records: the read-along page (it reads the
  * chapters' timing files), playlist.m3u and manifest.json.  Each is
  * written at its temporary name, those whose bytes change (an up-to-date
- * book is not touched), and then all are put in place together, the
- * manifest last: book files that tell of one state of the folder. */
+ * book is not touched), and then all are put in place together, after the
+ * files of the chapter landing (l, may be NULL) and the manifest last: book
+ * files that tell of one state of the folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
-                          size_t n, ts_error *err)
+                          size_t n, const ts_landing *l, long pid, ts_error *err)
 {
 	static const char *const names[3] = {"index.html", "playlist.m3u", "manifest.json"};
 	const char *title = ts_book_title(p->book);
 	ts_buf text[3] = {{0}};
-	char path[3][PATH_MAX], *tmp[3] = {0}, *put[3];
-	size_t k = 0;
+	char path[3][PATH_MAX], *tmp[TS_RECORD_FILES + 4] = {0}, *put[TS_RECORD_FILES + 4];
+	size_t nl = l ? l->n : 0, k = nl;
 	int rc = 0;
+	for (size_t i = 0; i < nl; i++)
+		tmp[i] = l->tmp[i], put[i] = l->path[i];
 	if (ts_readalong_html(&text[0], p->o.outdir, title, e, n, p->diag, p->ud))
 		ts_buf_free(&text[0]), text[0].err = TS_ENOMEM;
 	ts_playlist(&text[1], title, e, n);
@@ -176,20 +179,20 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 			                  ts_strerror(ts_buf_error(&text[i])));
 		else if (same_content(path[i], &text[i]))
 			continue;
-		else if (!(tmp[k] = ts_temp_name(path[i], (long)getpid())))
+		else if (!(tmp[k] = ts_temp_name(path[i], pid)))
 			rc = ts_error_set(err, TS_ENOMEM, NULL); /* named before it is made */
 		else if (!(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
-		                                   text[i].len, (long)getpid(), err)))
+		                                   text[i].len, pid, err)))
 			put[k++] = path[i];
 		else
 			free(tmp[k]), tmp[k] = NULL;
 	}
 	if (!rc && k)
-		rc = ts_commit_files(tmp, put, k, (long)getpid(), err);
+		rc = ts_commit_files(tmp, put, k, pid, err);
 	else
 		for (size_t i = 0; i < k; i++)
 			unlink(tmp[i]); /* written, not put in place */
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = nl; i < k; i++)
 		free(tmp[i]);
 	for (int i = 0; i < 3; i++)
 		ts_buf_free(&text[i]);
@@ -199,11 +202,36 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 /* Longest wait for another build to finish writing the book files. */
 #define BOOK_LOCK_WAIT_S 60.0
 
-int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err)
+/* The name in the folder of the temporary file of l that goes to name. */
+static const char *landing_name(const ts_landing *l, const char *name)
+{
+	for (size_t i = 0; name && i < l->n; i++) {
+		const char *s = strrchr(l->path[i], '/'), *t = strrchr(l->tmp[i], '/');
+		if (strcmp(s ? s + 1 : l->path[i], name) == 0)
+			return t ? t + 1 : l->tmp[i];
+	}
+	return NULL;
+}
+
+/* The record of chapter i, from the folder or, for the chapter landing,
+ * from its temporary file: 1, 0 when there is none, or a negative code. */
+static int chapter_record(const ts_plan *p, const ts_landing *l, size_t i, ts_record *r,
+                          ts_error *err)
+{
+	if (l && l->chapter == i)
+		return ts_record_read_at(l->tmp[l->n - 1], r, err);
+	return ts_record_read(p->o.outdir, p->names[i], r, err);
+}
+
+/* ts_folder_write_book(), and ts_folder_land() with l. */
+static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, int *complete,
+                      ts_error *err)
 {
 	ts_chapter_entry *e = calloc(p->n ? p->n : 1, sizeof *e);
 	ts_record *r = malloc(sizeof *r);
 	int rc = 0, synth_rate = 0, wpm = 0, locked = 0;
+	long pid = l ? l->owner_pid : (long)getpid();
+	int at_end = l == NULL; /* the build's own call, not a chapter landing */
 	size_t k = 0;
 	*complete = 1;
 	*present = 0;
@@ -218,20 +246,24 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 	locked = 1;
 	for (size_t i = 0; i < p->n; i++) {
 		ts_error re = {0};
-		int got = ts_record_read(p->o.outdir, p->names[i], r, &re), had = got == 1;
+		int landing = l && l->chapter == i;
+		int got = chapter_record(p, l, i, r, &re), had = got == 1;
 		/* Short of memory, a record is not taken for one missing: the
 		 * book files would leave its chapter out. */
-		if (ts_error_retryable(got)) {
-			rc = ts_error_set(err, got, "%s", ts_error_msg(&re));
+		if (ts_error_retryable(got) || (landing && !had)) {
+			rc = ts_error_set(err, got ? got : TS_EIO, "%s", ts_error_msg(&re));
 			goto out;
 		}
 		if (had && r->empty && p->keys && strcmp(r->key, p->keys[i]) == 0)
 			continue; /* nothing to speak: not in the book */
-		if (!had || !record_matches(p, i, r) || !ts_record_files_ok(p->o.outdir, r)) {
+		if (!had || !record_matches(p, i, r) ||
+		    (!landing && !ts_record_files_ok(p->o.outdir, r))) {
 			*complete = 0;
 			continue;
 		}
 		chapter_entry(p, i, r, &e[k]);
+		if (landing)
+			e[k].vtt_from = landing_name(l, e[k].vtt);
 		*complete &= !e[k++].outdated;
 		if (!synth_rate)
 			synth_rate = r->synth_rate, wpm = r->wpm;
@@ -241,8 +273,12 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 	 * the book is not whole, and their files stay. */
 	if (p->inputs_failed)
 		*complete = 0;
-	if (k == 0)
+	if (k == 0) {
+		if (l) /* a chapter with nothing to speak: its record alone */
+			rc = ts_commit_files(l->tmp, l->path, l->n, pid, err);
+		l = NULL;
 		goto out;
+	}
 	ts_build_settings set = {.voice = &p->rd.voice,
 	                         .wpm = wpm,
 	                         .rate_factor = p->o.rate,
@@ -255,16 +291,32 @@ int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_er
 	                         .quality = p->o.quality,
 	                         .author = p->o.author,
 	                         .complete = *complete};
-	rc = put_book_files(p, &set, e, k, err);
-	/* What the book no longer has goes once the book is whole. */
-	if (!rc && *complete)
+	rc = put_book_files(p, &set, e, k, l, pid, err);
+	l = NULL; /* its files are in place, or gone */
+	/* What the book no longer has goes once the book is whole (when the
+	 * build says so at its end, not as a chapter lands). */
+	if (!rc && *complete && at_end)
 		ts_folder_remove_stale(p);
 out:
 	if (locked)
 		ts_lock_release(p->o.outdir, "book");
+	for (size_t i = 0; l && i < l->n; i++)
+		unlink(l->tmp[i]); /* not put in place */
 	free(e);
 	free(r);
 	return rc;
+}
+
+int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err)
+{
+	return write_book(p, NULL, present, complete, err);
+}
+
+int ts_folder_land(const ts_plan *p, const ts_landing *l, ts_error *err)
+{
+	size_t present;
+	int complete;
+	return write_book(p, l, &present, &complete, err);
 }
 
 /* Remove outdir/name, a file a record names. */

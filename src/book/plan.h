@@ -9,6 +9,7 @@
 #include "audio/master.h"
 #include "audio/write.h"
 #include "base/hash.h"
+#include "book/build.h"
 #include "book/input.h"
 #include "book/reading.h"
 #include "book/state.h"
@@ -53,6 +54,14 @@ void ts_folder_sweep(const ts_plan *p, long pid);
  * When no chapter is there yet, nothing is written and *present is 0.
  * Done under the folder's "book" lock.  0, or a code with err filled. */
 int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err);
+
+/* Put the files of chapter l->chapter in place together with the book
+ * files remade to include it (its record read from its temporary file),
+ * all or none (ts_commit_files()), under the "book" lock: the book files
+ * never lag behind the chapters, whichever process runs short of disk or
+ * memory.  The temporary files are gone either way.  0, or a code with
+ * err filled. */
+int ts_folder_land(const ts_plan *p, const ts_landing *l, ts_error *err);
 
 /* Remove what no chapter of the plan owns any more: the files and record
  * of each recorded chapter not in the plan (only files its record

@@ -489,11 +489,12 @@ static void warn(ts_diag_fn diag, void *ud, const char *fmt, ...)
 	diag(ud, TS_WARNING, m);
 }
 
-/* Read and parse the timing file of a chapter; *usable tells whether it
- * is WebVTT (the page links it only then).  Problems other than memory
+/* Read and parse the timing file name of a chapter (from the file from
+ * while it is not in place, when not NULL); *usable tells whether it is
+ * WebVTT (the page links it only then).  Problems other than memory
  * are warned about and leave *n at 0. */
-static int read_cues(const char *outdir, const char *name, ts_cue **cues, size_t *n, int *usable,
-                     ts_diag_fn diag, void *ud)
+static int read_cues(const char *outdir, const char *name, const char *from, ts_cue **cues,
+                     size_t *n, int *usable, ts_diag_fn diag, void *ud)
 {
 	*cues = NULL;
 	*n = 0;
@@ -508,7 +509,7 @@ static int read_cues(const char *outdir, const char *name, ts_cue **cues, size_t
 	ts_buf path = {0}, data = {0};
 	int rc = 0;
 	FILE *f = NULL;
-	if (ts_buf_printf(&path, "%s/%s", outdir, name)) {
+	if (ts_buf_printf(&path, "%s/%s", outdir, from ? from : name)) {
 		rc = TS_ENOMEM;
 		goto out;
 	}
@@ -672,7 +673,8 @@ int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
 		size_t ncues = 0;
 		int vtt = 0;
 		if (ch[i].vtt)
-			rc = read_cues(outdir, ch[i].vtt, &cues, &ncues, &vtt, diag, ud);
+			rc = read_cues(outdir, ch[i].vtt, ch[i].vtt_from, &cues, &ncues, &vtt, diag,
+			               ud);
 		if (i == 0)
 			first_vtt = vtt;
 		if (!rc)

@@ -143,23 +143,31 @@ static int parse_line(ts_record *r, const char *line)
 int ts_record_read(const char *outdir, const char *audio, ts_record *r, ts_error *err)
 {
 	ts_buf path = {0};
+	int rc;
+	memset(r, 0, sizeof *r);
+	if (record_path(&path, outdir, audio))
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	else
+		rc = ts_record_read_at(path.data, r, err);
+	ts_buf_free(&path);
+	return rc;
+}
+
+int ts_record_read_at(const char *path, ts_record *r, ts_error *err)
+{
 	ts_lines *in = NULL;
 	char *line;
 	size_t len;
 	int rc = 0, got, first = 1;
 	memset(r, 0, sizeof *r);
-	if (record_path(&path, outdir, audio)) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
-		goto out;
-	}
 	ts_error e = {0};
-	if ((rc = ts_lines_open(&in, path.data, 4096, 0, &e))) {
+	if ((rc = ts_lines_open(&in, path, 4096, 0, &e))) {
 		rc = rc == TS_ENOENT ? 0 : ts_error_set(err, rc, "%s", ts_error_msg(&e));
 		goto out;
 	}
 	while ((got = ts_lines_next(in, &line, &len)) > 0) {
 		if (first ? strcmp(line, RECORD_MAGIC) != 0 : parse_line(r, line) != 0) {
-			rc = ts_error_set(err, TS_EINVAL, "%s:%ld: not a chapter record", path.data,
+			rc = ts_error_set(err, TS_EINVAL, "%s:%ld: not a chapter record", path,
 			                  ts_lines_lineno(in));
 			goto out;
 		}
@@ -168,12 +176,11 @@ int ts_record_read(const char *outdir, const char *audio, ts_record *r, ts_error
 	if (got < 0)
 		rc = ts_error_set(err, got, "%s", ts_lines_errmsg(in));
 	else if (!r->key[0] || (r->nfiles == 0) != r->empty)
-		rc = ts_error_set(err, TS_EINVAL, "%s: not a chapter record", path.data);
+		rc = ts_error_set(err, TS_EINVAL, "%s: not a chapter record", path);
 	else
 		rc = 1;
 out:
 	ts_lines_close(in);
-	ts_buf_free(&path);
 	return rc;
 }
 
@@ -338,9 +345,12 @@ out:
 int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err)
 {
 	double t0 = ts_seconds();
+	ts_error e = {0}; /* why a try failed: err only when the last one did */
 	int rc;
-	while ((rc = ts_lock_take(outdir, name, err)) == TS_EBUSY && ts_seconds() - t0 < seconds)
+	while ((rc = ts_lock_take(outdir, name, &e)) == TS_EBUSY && ts_seconds() - t0 < seconds)
 		usleep(20000);
+	if (rc && err)
+		*err = e;
 	return rc;
 }
 

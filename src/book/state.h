@@ -56,6 +56,9 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
  * a negative code with err filled (a damaged record). */
 int ts_record_read(const char *outdir, const char *audio, ts_record *r, ts_error *err);
 
+/* The same, of the record file at path (one not yet in place). */
+int ts_record_read_at(const char *path, ts_record *r, ts_error *err);
+
 /* Are the files of r all in outdir, at the sizes it recorded? */
 int ts_record_files_ok(const char *outdir, const ts_record *r);
 
