@@ -1,0 +1,48 @@
+/* m4b.h - the whole book as one M4B file: the finished chapter files,
+ * one after the other, encoded to AAC (FFmpeg's own encoder) in an MP4
+ * with the "M4B " brand, a chapter mark at the start of each (the
+ * QuickTime chapter track and the Nero chpl list, as FFmpeg's mp4 muxer
+ * writes them), iTunes tags and a cover.
+ *
+ * Streamed: a block of samples at a time from each chapter file, so that
+ * tingshu's memory stays flat whatever the book's length (the muxer keeps
+ * an index entry per AAC packet, about 23 a second of audio at 24 kHz).
+ * Written at a temporary name made exclusively (ts_temp_name()), every
+ * write checked. */
+#ifndef TS_M4B_H
+#define TS_M4B_H
+
+#include "base/error.h"
+
+#include <stddef.h>
+
+typedef struct ts_m4b_chapter {
+	const char *title;
+	const char *audio; /* path of its finished audio file (any format libsndfile reads) */
+} ts_m4b_chapter;
+
+typedef struct ts_m4b_opts {
+	const char *title;  /* the book: title and album tags */
+	const char *artist; /* the author, or NULL */
+	const char *cover;  /* JPEG or PNG file, or NULL */
+	int quality;        /* TS_QUALITY_MIN..MAX, or TS_QUALITY_DEFAULT: the bit rate */
+	long owner_pid;     /* tags the temporary name */
+} ts_m4b_opts;
+
+/* The AAC bit rate (bits per second, mono) for --quality q. */
+int ts_m4b_bitrate(int quality);
+
+/* Is the cover file at path one the M4B can hold (a readable regular file
+ * of at most TS_M4B_COVER_MAX bytes, JPEG or PNG by its first bytes)?  0,
+ * or a code with err saying what is wrong with it. */
+#define TS_M4B_COVER_MAX (20u << 20)
+int ts_m4b_check_cover(const char *path, ts_error *err);
+
+/* Write the book of the n chapters ch (all at one sample rate, mono) at
+ * the temporary name of path (ts_temp_name(path, o->owner_pid)), for the
+ * caller to put in place.  Nothing is left there on failure.  0, or a code
+ * with err filled. */
+int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
+                 ts_error *err);
+
+#endif
