@@ -39,6 +39,8 @@ typedef struct ts_build_opts {
 	const char *format;            /* wav, flac, ogg, mp3, opus */
 	int quality;                   /* 0-10, or -1 for the format's default */
 	const char *author;            /* the artist tag, or NULL */
+	const char *book;              /* whole-book files: "m4b", or NULL for none */
+	const char *cover;             /* the book file's cover (JPEG or PNG), or NULL */
 	int normalize;                 /* loudness normalization on */
 	double target_lufs;            /* its target */
 	double ceiling_dbtp;           /* true-peak ceiling */

@@ -4,6 +4,7 @@
  * gives, the manifest, playlist and read-along page, and the files of an
  * earlier build that --force replaces.  The command line only passes the
  * settings and shows what this reports. */
+#include "audio/m4b.h"
 #include "book/build.h"
 #include "book/output.h"
 #include "book/plan.h"
@@ -106,6 +107,15 @@ static int check_settings(ts_plan *p, ts_error *err)
 		    ts_cues_names(), o->timing);
 	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
 		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
+	int rc = ts_wholebook_parse(o->book, &p->book_kinds, err);
+	if (rc)
+		return rc;
+	if (o->cover && !(p->book_kinds & TS_BOOK_M4B))
+		return ts_error_set(err, TS_EINVAL,
+		                    "--cover is the cover of the whole-book file: it goes with "
+		                    "--book m4b");
+	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
+		return rc;
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
 	if (o->sample_rate && can != o->sample_rate)
 		return ts_error_set(err, TS_EINVAL,
@@ -241,6 +251,7 @@ void ts_plan_free(ts_plan *p)
 {
 	if (!p)
 		return;
+	free(p->m4b_name);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->names)
 			free(p->names[i]);
@@ -662,7 +673,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 		return rc;
 	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
 	ts_build_job job = pool_job(p, NULL);
-	if ((rc = plan_work(p, &w, &job, err)))
+	if ((rc = plan_work(p, &w, &job, err)) || (rc = ts_wholebook_plan(p, err)))
 		goto out;
 	sum->kept = w.kept;
 	/* A book being built again says so before anything changes; if it
@@ -673,6 +684,9 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	if (w.ntodo && (rc = run_pool(p, &w, ev, sum, err)))
 		goto out;
 	if ((rc = ts_folder_write_book(p, &present, &complete, err)))
+		goto out;
+	/* The whole-book files once the book is whole. */
+	if (complete && (rc = ts_wholebook_update(p, err)))
 		goto out;
 	sum->chapters -= w.empty;
 	sum->failed = w.failed;

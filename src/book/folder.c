@@ -290,7 +290,8 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
 	                         .quality = p->o.quality,
 	                         .author = p->o.author,
-	                         .complete = *complete};
+	                         .complete = *complete,
+	                         .m4b = p->m4b_listed};
 	rc = put_book_files(p, &set, e, k, l, pid, err);
 	l = NULL; /* its files are in place, or gone */
 	/* What the book no longer has goes once the book is whole (when the

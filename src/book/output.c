@@ -106,7 +106,13 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		                  set->target_lufs, set->ceiling_dbtp);
 	else
 		rc |= ts_buf_printf(b, "null");
-	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"chapters\": [", total);
+	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"book_files\": {", total);
+	if (set->m4b) {
+		rc |= ts_buf_printf(b, "\n    \"m4b\": ");
+		rc |= ts_json_string(b, set->m4b);
+		rc |= ts_buf_printf(b, "\n  ");
+	}
+	rc |= ts_buf_printf(b, "},\n  \"chapters\": [");
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter_entry *c = &ch[i];
 		rc |= ts_buf_printf(b, "%s\n    {\n      \"index\": %d,\n      \"title\": ",

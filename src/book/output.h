@@ -59,6 +59,7 @@ typedef struct ts_build_settings {
 	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
 	const char *author;  /* --author, or NULL */
 	int complete;        /* every chapter is there and up to date */
+	const char *m4b;     /* the whole book as M4B (a name in the folder), or NULL */
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

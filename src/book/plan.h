@@ -30,9 +30,31 @@ struct ts_plan {
 	size_t inputs_failed;
 	ts_diag_fn diag;
 	void *ud;
+	unsigned book_kinds; /* TS_BOOK_*: --book */
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
+	char m4b_key[TS_HASH_HEX]; /* of the M4B the book makes now */
+	char *m4b_name;            /* its name in the folder */
+	const char *m4b_listed;    /* m4b_name when the folder holds that M4B, else NULL */
 };
+
+/* Whole-book files (--book). */
+enum { TS_BOOK_M4B = 1 };
+
+/* --book's comma-separated list into *kinds (TS_BOOK_*): 0, or TS_EINVAL
+ * with err saying what is not known. */
+int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err);
+
+/* Once the chapters' keys are known: the key and name of the M4B, and
+ * whether the folder holds it already (p->m4b_listed, which the manifest
+ * goes by).  0, or a code with err filled (the cover cannot be read). */
+int ts_wholebook_plan(ts_plan *p, ts_error *err);
+
+/* Make the whole-book files that are not up to date, from the finished
+ * chapters (call it when the book is complete), and put each in place
+ * with its key and the manifest that names it.  0, or a code with err
+ * filled. */
+int ts_wholebook_update(ts_plan *p, ts_error *err);
 
 /* outdir/name into out (at least PATH_MAX bytes). */
 void ts_plan_path(const ts_plan *p, const char *name, char *out);

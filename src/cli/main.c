@@ -121,6 +121,8 @@ static const opt build_rows[] = {
     STRING("format", 0, B(format), "FMT", "audio format: wav (default, 16-bit PCM), flac (lossless, about half the size), ogg (Vorbis), mp3, opus (always 48 kHz)"),
     RANGE(OPT_INT, "quality", 0, B(quality), "Q", "0-10: for ogg, opus and mp3 the sound (higher is better and bigger; default 4: about 50 kbit/s, opus 24), for flac the compression effort (default 0: fastest; 10 is about 10% smaller and 3 times slower); wav ignores it", "a whole number", 0, 10, NULL),
     STRING("author", 0, B(author), "NAME", "the author, written into each file's tags (with the chapter as title, the book as album, and the track)"),
+    STRING("book", 0, B(book), "LIST", "also the whole book as one file, beside the chapters: m4b (AAC with a mark at each chapter, for audiobook players such as BookPlayer, Smart AudioBook Player or Apple Books; --quality sets its bit rate: 24-128 kbit/s, default 64); default: none"),
+    STRING("cover", 0, B(cover), "FILE", "the cover of the whole-book file: a JPEG or PNG picture (with --book m4b)"),
     {.name = "loudness", .kind = OPT_CUSTOM, .arg = "LUFS", .help = "integrated loudness of every chapter, -40 to -10 (default: -20, EBU R 128); 'off' keeps eSpeak's level", .what = "a level", .lo = -40, .hi = -10, .unit = " LUFS (or 'off')", .parse = parse_loudness},
     RANGE(OPT_NUMBER, "true-peak", 0, B(ceiling_dbtp), "DBTP", "ceiling for the true peak, -12 to 0 (default: -3, which also meets ACX); a look-ahead limiter holds it", "a ceiling", -12, 0, " dBTP"),
     CHOICE("sample-rate", B(sample_rate), "HZ", "44100 or 48000 (resampled with libsoxr); default: the voice's own rate (22050 for eSpeak NG)", "44100 or 48000", rates, rate_values),

@@ -1,0 +1,104 @@
+#!/bin/bash
+# e2e_wholebook: --book m4b writes the whole book as one M4B beside the
+# chapter files: AAC, the M4B brand, a chapter mark per chapter where the
+# chapters before it add up to, their titles, the tags, the cover; named in
+# the manifest's book_files, kept while nothing changes and made again when
+# a chapter does; bad --book and --cover values are usage errors that
+# write nothing.  Extra argument: the m4binfo tool.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+need_jq
+M4BINFO=$(realpath "${E2E_ARGS[0]}")
+[ -x "$M4BINFO" ] || e2e_die "m4binfo tool ${E2E_ARGS[0]} is missing"
+
+# A short book: the front matter and three chapters; the title has marks
+# a file name cannot keep as they are.
+{
+	echo '《测试/之书 "甲" & <乙>》'
+	echo '作者：张三'
+	echo
+	for c in 一 二 三; do
+		echo "第${c}章 山路${c}"
+		echo '天刚亮，村口的老槐树下站着一个少年。他背着包袱，望着远方的山路。'
+	done
+} >book.txt
+# A 2x3 PNG as the cover.
+printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x03\x08\x02\x00\x00\x006\x88I\xd6\x00\x00\x00\x10IDATx\x9cc8``\x00D\x0c(\x14\x00JU\x06\xc1\xa87\xdf4\x00\x00\x00\x00IEND\xaeB`\x82' >cover.png
+
+# --- bad values: usage errors, nothing written ----------------------------
+bad() {
+	local name=$1 says=$2
+	shift 2
+	run 2 "$name" "$TINGSHU" build -q "$@" -o bad_out book.txt || return
+	err_has "$name" "$says"
+	[ -e bad_out ] && fail "$name: the output folder was made: $(ls -A bad_out | tr '\n' ' ')"
+	rm -rf bad_out
+}
+bad book_unknown "not 'mp4'" --book m4b,mp4
+bad cover_missing "No such file" --book m4b --cover nowhere.jpg
+printf 'GIF89a' >cover.gif
+bad cover_gif "not a JPEG or PNG" --book m4b --cover cover.gif
+bad cover_alone "--book m4b" --cover cover.png
+
+# --- the book --------------------------------------------------------------
+run 0 build "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+m4b=$(jq -r '.book_files.m4b // empty' out/manifest.json)
+[ -n "$m4b" ] || fail "the manifest names no m4b: $(jq -c .book_files out/manifest.json)"
+[ -f "out/$m4b" ] || e2e_die "out/$m4b is not there: $(ls out | tr '\n' ' ')"
+case $m4b in */* | .*) fail "the M4B's name '$m4b' is not a plain file name" ;; esac
+"$M4BINFO" "out/$m4b" >info.txt || e2e_die "m4binfo cannot read out/$m4b"
+has() { grep -qxF -- "$1" info.txt || fail "the M4B: no line '$1' in: $(tr '\n' '|' <info.txt)"; }
+has "brand M4B "
+grep -q '^audio aac [0-9]* 1$' info.txt || fail "the M4B's audio is not mono AAC: $(grep '^audio' info.txt)"
+title=$(jq -r .title out/manifest.json)
+has "tag title $title"
+has "tag album $title"
+has "tag artist 罗贯中"
+has "tag genre Audiobook"
+has "cover png 2 3 $(stat -c %s cover.png)"
+has "atom chpl"
+has "atom chap"
+# One mark per chapter, where the chapters before it add up to (50 ms), with
+# its title; the whole as long as the chapters.
+mapfile -t marks < <(sed -n 's/^chapter //p' info.txt)
+n=$(jq '.chapters | length' out/manifest.json)
+[ "${#marks[@]}" -eq "$n" ] || fail "the M4B has ${#marks[@]} chapter marks, the book $n chapters"
+start=0
+for ((i = 0; i < n && i < ${#marks[@]}; i++)); do
+	read -r s e t <<<"${marks[$i]}"
+	want_t=$(jq -r ".chapters[$i].title" out/manifest.json)
+	d=$(jq -r ".chapters[$i].duration_s" out/manifest.json)
+	fcmp "($s - $start) < 0.05 && ($start - $s) < 0.05" ||
+		fail "chapter mark $i starts at $s s, the chapters before it add up to $start s"
+	fcmp "($e - $s - $d) < 0.05 && ($d - $e + $s) < 0.05" ||
+		fail "chapter mark $i lasts $(awk "BEGIN{print $e - $s}") s, its chapter $d s"
+	[ "$t" = "$want_t" ] || fail "chapter mark $i is titled '$t', its chapter '$want_t'"
+	start=$(awk "BEGIN{print $start + $d}")
+done
+total=$(sed -n 's/^duration //p' info.txt)
+fcmp "($total - $start) < 0.1 && ($start - $total) < 0.1" ||
+	fail "the M4B lasts $total s, its chapters $start s"
+no_temp_files out wholebook
+pass "the M4B: brand, AAC, $n chapter marks, tags, cover"
+
+# --- kept while nothing changes, made again when a chapter does ------------
+before=$(stat -c '%i %Y %s' "out/$m4b")
+sleep 1
+run 0 again "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+[ "$(stat -c '%i %Y %s' "out/$m4b")" = "$before" ] || fail "an up-to-date build wrote the M4B again"
+sed -i 's/望着远方的山路。/望着远方的山路，走了。/' book.txt
+run 0 edited "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+[ "$(stat -c '%i %Y %s' "out/$m4b")" != "$before" ] || fail "the M4B was kept though the chapters changed"
+"$M4BINFO" "out/$m4b" >info2.txt || fail "m4binfo cannot read the new M4B"
+total=$(sed -n 's/^duration //p' info2.txt)
+want=$(jq '[.chapters[].duration_s] | add' out/manifest.json)
+fcmp "($total - $want) < 0.1 && ($want - $total) < 0.1" ||
+	fail "the new M4B lasts $total s, its chapters $want s"
+[ "$(jq -r '.book_files.m4b' out/manifest.json)" = "$m4b" ] || fail "the manifest lost the M4B"
+# Without --book the manifest names none (the file stays).
+run 0 plain "$TINGSHU" build -q -j2 --author 罗贯中 -o out book.txt
+[ "$(jq -c .book_files out/manifest.json)" = "{}" ] ||
+	fail "a build without --book lists $(jq -c .book_files out/manifest.json)"
+no_temp_files out wholebook
+pass "the M4B kept when up to date, made again when a chapter changed"
+e2e_finish
