@@ -13,6 +13,7 @@
 #   force    build --force from the finished book
 #   edit     build from the finished book, chapter 1 edited
 #   empty    build into an empty folder
+#   m4b      build --book m4b from the finished book: the M4B alone
 #   text     tingshu text of both chapters
 #   pinyin   tingshu pinyin of both chapters
 #
@@ -128,6 +129,9 @@ use_book edit
 "$T" build -q -j1 -o ref.edit book >logs.ref 2>&1 || e2e_die "the edited book does not build"
 snap ref.edit ref.edit.md5
 use_book orig
+cp -a ref.orig ref.m4b
+"$T" build -q -j1 --book m4b -o ref.m4b book >logs.ref 2>&1 || e2e_die "the M4B is not made: $(cat logs.ref)"
+snap ref.m4b ref.m4b.md5
 "$T" text book/1.txt book/2.txt >ref.text 2>logs.ref || e2e_die "text fails: $(cat logs.ref)"
 "$T" pinyin book/1.txt book/2.txt >ref.pinyin 2>logs.ref || e2e_die "pinyin fails"
 [ -s ref.text ] && [ -s ref.pinyin ] || e2e_die "text or pinyin printed nothing"
@@ -137,6 +141,7 @@ use_book orig
 # (snapshot of the folder before) and TARGET (the clean build's).
 scen_prepare() {
 	rm -rf out tmp && mkdir tmp
+	HEAL=() # what the rerun that heals adds to a plain build
 	case $1 in
 	force)
 		use_book orig
@@ -147,6 +152,12 @@ scen_prepare() {
 		use_book edit
 		cp -a ref.orig out
 		CMD=(build -j1 -o out book) BEFORE=ref.orig.md5 TARGET=ref.edit.md5
+		;;
+	m4b)
+		use_book orig
+		cp -a ref.orig out
+		CMD=(build -j1 --book m4b -o out book) BEFORE=ref.orig.md5 TARGET=ref.m4b.md5
+		HEAL=(--book m4b)
 		;;
 	empty)
 		use_book orig
@@ -214,7 +225,7 @@ judge_folder() {
 			WHY="${WHY:+$WHY; }the manifest of a book not as built says complete: $(jq -c .complete out/manifest.json 2>&1)"
 	fi
 	# A rerun heals.
-	if "$T" build -q -j1 -o out book >heal.out 2>heal.err; then
+	if "$T" build -q -j1 "${HEAL[@]}" -o out book >heal.out 2>heal.err; then
 		snap out heal.md5
 		cmp -s heal.md5 "$TARGET" || WHY="${WHY:+$WHY; }a rerun does not give a clean build's files: $(diff "$TARGET" heal.md5 | grep '^[<>]' | head -3 | tr '\n' ' ')"
 	else
