@@ -116,6 +116,10 @@ static int check_settings(ts_plan *p, ts_error *err)
 		                    "--book m4b");
 	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
 		return rc;
+	if ((p->book_kinds & TS_BOOK_EPUB) && !(p->timing_mask & TS_CUES_VTT))
+		return ts_error_set(err, TS_EINVAL,
+		                    "--book epub pairs each sentence with its audio from the .vtt "
+		                    "timing files: --timing must include vtt");
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
 	if (o->sample_rate && can != o->sample_rate)
 		return ts_error_set(err, TS_EINVAL,
@@ -251,7 +255,8 @@ void ts_plan_free(ts_plan *p)
 {
 	if (!p)
 		return;
-	free(p->m4b_name);
+	for (int k = 0; k < TS_WHOLE_N; k++)
+		free(p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->names)
 			free(p->names[i]);

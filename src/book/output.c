@@ -107,11 +107,15 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	else
 		rc |= ts_buf_printf(b, "null");
 	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"book_files\": {", total);
-	if (set->m4b) {
-		rc |= ts_buf_printf(b, "\n    \"m4b\": ");
-		rc |= ts_json_string(b, set->m4b);
-		rc |= ts_buf_printf(b, "\n  ");
+	static const char *const kinds[2] = {"m4b", "epub"};
+	for (int k = 0, any = 0; k < 2; k++) {
+		if (!set->book_files[k])
+			continue;
+		rc |= ts_buf_printf(b, "%s\n    \"%s\": ", any++ ? "," : "", kinds[k]);
+		rc |= ts_json_string(b, set->book_files[k]);
 	}
+	if (set->book_files[0] || set->book_files[1])
+		rc |= ts_buf_printf(b, "\n  ");
 	rc |= ts_buf_printf(b, "},\n  \"chapters\": [");
 	for (size_t i = 0; i < n; i++) {
 		const ts_chapter_entry *c = &ch[i];

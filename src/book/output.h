@@ -53,13 +53,13 @@ typedef struct ts_build_settings {
 	int sample_rate; /* of the files */
 	int synth_rate;  /* of the synthesizer */
 	const char *format;
-	int normalize;       /* loudness normalization on */
-	double target_lufs;  /* its target */
-	double ceiling_dbtp; /* and true-peak ceiling */
-	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
-	const char *author;  /* --author, or NULL */
-	int complete;        /* every chapter is there and up to date */
-	const char *m4b;     /* the whole book as M4B (a name in the folder), or NULL */
+	int normalize;             /* loudness normalization on */
+	double target_lufs;        /* its target */
+	double ceiling_dbtp;       /* and true-peak ceiling */
+	int quality;               /* --quality, or TS_QUALITY_DEFAULT (-1) */
+	const char *author;        /* --author, or NULL */
+	int complete;              /* every chapter is there and up to date */
+	const char *book_files[2]; /* the whole book as M4B, as EPUB (names), or NULL */
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

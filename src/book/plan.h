@@ -33,21 +33,26 @@ struct ts_plan {
 	unsigned book_kinds; /* TS_BOOK_*: --book */
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
-	char m4b_key[TS_HASH_HEX]; /* of the M4B the book makes now */
-	char *m4b_name;            /* its name in the folder */
-	const char *m4b_listed;    /* m4b_name when the folder holds that M4B, else NULL */
+	/* Each whole-book file of --book (TS_BOOK_M4B, TS_BOOK_EPUB). */
+	struct {
+		char key[TS_HASH_HEX]; /* of the file the book makes now */
+		char *name;            /* its name in the folder */
+		const char *listed;    /* name when the folder holds that file, else NULL */
+	} whole[2];
 };
 
-/* Whole-book files (--book). */
-enum { TS_BOOK_M4B = 1 };
+/* Whole-book files (--book): bits of p->book_kinds, and their places in
+ * p->whole[] and ts_build_settings's book_files[]. */
+enum { TS_BOOK_M4B = 1, TS_BOOK_EPUB = 2 };
+enum { TS_WHOLE_M4B, TS_WHOLE_EPUB, TS_WHOLE_N };
 
 /* --book's comma-separated list into *kinds (TS_BOOK_*): 0, or TS_EINVAL
  * with err saying what is not known. */
 int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err);
 
-/* Once the chapters' keys are known: the key and name of the M4B, and
- * whether the folder holds it already (p->m4b_listed, which the manifest
- * goes by).  0, or a code with err filled (the cover cannot be read). */
+/* Once the chapters' keys are known: the key and name of each whole-book
+ * file, and whether the folder holds it already (p->whole[].listed, which
+ * the manifest goes by).  0, or a code with err filled (the cover cannot be read). */
 int ts_wholebook_plan(ts_plan *p, ts_error *err);
 
 /* Make the whole-book files that are not up to date, from the finished

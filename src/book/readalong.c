@@ -404,8 +404,7 @@ void ts_cues_free(ts_cue *cues, size_t n)
 
 /* ---- escaping for the page ---- */
 
-/* s as HTML text or attribute value (both quotes escaped). */
-static int html_text(ts_buf *b, const char *s)
+int ts_html_text(ts_buf *b, const char *s)
 {
 	size_t n = strlen(s);
 	int rc = 0;
@@ -578,17 +577,17 @@ static int page_top(ts_buf *b, const char *book_title, const ts_chapter_entry *f
 	                          "<meta name=\"viewport\" content=\"width=device-width, "
 	                          "initial-scale=1\">\n"
 	                          "<meta name=\"generator\" content=\"tingshu\">\n<title>");
-	rc |= html_text(b, book_title);
+	rc |= ts_html_text(b, book_title);
 	rc |= ts_buf_printf(b,
 	                    "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
 	                    "<p class=\"skip\"><a href=\"#text\">跳到正文</a> "
 	                    "<a href=\"#toc\">跳到目录</a></p>\n"
 	                    "<header><h1>",
 	                    ts_readalong_css);
-	rc |= html_text(b, book_title);
+	rc |= ts_html_text(b, book_title);
 	rc |= ts_buf_printf(b, "</h1></header>\n<main>\n<h2 id=\"now\" tabindex=\"-1\">");
 	if (first)
-		rc |= html_text(b, first->title);
+		rc |= ts_html_text(b, first->title);
 	rc |= ts_buf_printf(b, "</h2>\n<section id=\"player\" aria-label=\"播放器\">\n"
 	                       "<div class=\"controls\">\n"
 	                       "<button type=\"button\" id=\"play\" hidden>播放</button>\n"
@@ -637,7 +636,7 @@ static int toc_entry(ts_buf *b, const ts_chapter_entry *c, size_t pos, int vtt, 
 	if (ncues)
 		rc |= ts_buf_printf(b, " data-cues=\"cues-%zu\"", pos);
 	rc |= ts_buf_printf(b, " data-ch=\"%d\">", c->index);
-	rc |= html_text(b, c->title);
+	rc |= ts_html_text(b, c->title);
 	rc |= ts_buf_printf(b, "</a> <span class=\"dur\">");
 	rc |= duration_text(b, c->duration_s);
 	rc |= ts_buf_printf(b, "</span></li>\n");

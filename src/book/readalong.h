@@ -38,6 +38,11 @@ typedef struct ts_cue {
  * with the WEBVTT signature, or TS_ENOMEM. */
 int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n);
 
+/* Append s as HTML (or XML) text or attribute value: & < > " ' escaped,
+ * control and other characters a page must not hold left out.  0 or
+ * TS_ENOMEM. */
+int ts_html_text(ts_buf *b, const char *s);
+
 /* Free cues from ts_vtt_parse(); ts_cues_free(NULL, 0) does nothing. */
 void ts_cues_free(ts_cue *cues, size_t n);
 

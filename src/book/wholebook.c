@@ -1,13 +1,14 @@
 /* wholebook.c - the files of --book that hold the whole book (see plan.h):
- * the M4B.  Made once every chapter is there, kept while its key (the
- * chapters' keys, the cover's bytes, the settings it depends on) is what
- * the folder's state says it was made with, and put in place together with
- * the manifest that names it. */
+ * the M4B and the read-aloud EPUB.  Each is made once every chapter is
+ * there, kept while its key (the chapters' keys, the settings it depends
+ * on, the cover's bytes) is what the folder's state says it was made
+ * with, and put in place together with the manifest that names it. */
 #include "book/plan.h"
 
 #include "audio/m4b.h"
 #include "base/file.h"
 #include "base/util.h"
+#include "book/epub.h"
 #include "book/output.h"
 
 #include <errno.h>
@@ -17,22 +18,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Where the key of the M4B is kept: "KEY SIZE NAME". */
-#define M4B_STATE TS_STATE_DIR "/book.m4b"
+/* Each kind: its --book name (and extension), and where its key is kept
+ * in the folder's state: "KEY SIZE NAME". */
+static const struct kind {
+	unsigned bit;
+	const char *name;
+	const char *state;
+} kinds[TS_WHOLE_N] = {
+    {TS_BOOK_M4B, "m4b", TS_STATE_DIR "/book.m4b"},
+    {TS_BOOK_EPUB, "epub", TS_STATE_DIR "/book.epub"},
+};
 
-int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err)
+int ts_wholebook_parse(const char *list, unsigned *bits, ts_error *err)
 {
-	*kinds = 0;
+	*bits = 0;
 	for (const char *s = list ? list : ""; *s;) {
-		size_t len = strcspn(s, ",");
-		if (len == 3 && memcmp(s, "m4b", 3) == 0)
-			*kinds |= TS_BOOK_M4B;
+		size_t len = strcspn(s, ","), k = 0;
+		while (k < TS_WHOLE_N &&
+		       !(strlen(kinds[k].name) == len && memcmp(s, kinds[k].name, len) == 0))
+			k++;
+		if (k < TS_WHOLE_N)
+			*bits |= kinds[k].bit;
 		else if (!(len == 4 && memcmp(s, "none", 4) == 0))
 			return ts_error_set(err, TS_EINVAL,
-			                    "--book takes a comma-separated list of m4b (the "
-			                    "whole book as one audio file with chapters), or none, "
+			                    "--book takes a comma-separated list of m4b (the whole "
+			                    "book as one audio file with chapters) and epub (a "
+			                    "read-aloud EPUB 3: the text with the voice), or none, "
 			                    "not '%.*s'",
 			                    (int)len, s);
 		s += len + (s[len] == ',');
@@ -65,163 +79,260 @@ static int hash_file(ts_hash *h, const char *path, ts_error *err)
 	return rc;
 }
 
-int ts_wholebook_plan(ts_plan *p, ts_error *err)
+/* The key, size and name the folder's state records for kind k: 0, or -1
+ * when there is none. */
+static int recorded(const ts_plan *p, int k, char key[TS_HASH_HEX], long long *size,
+                    char name[PATH_MAX])
 {
-	p->m4b_listed = NULL;
-	if (!(p->book_kinds & TS_BOOK_M4B) || !p->keys)
-		return 0;
-	/* <book title>.m4b; "book.m4b" for a title with nothing to keep. */
+	char path[PATH_MAX], text[PATH_MAX + 80] = "";
+	ts_plan_path(p, kinds[k].state, path);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return sscanf(text, "%32s %lld %4095[^\n]", key, size, name) == 3 && !strchr(name, '/') &&
+	               name[0] != '.'
+	           ? 0
+	           : -1;
+}
+
+/* The key and name of kind k, and whether the folder holds it. */
+static int plan_kind(ts_plan *p, int k, ts_error *err)
+{
+	/* <book title>.EXT; "book.EXT" for a title with nothing to keep. */
 	char slug[TS_SLUG_MAX + 1];
 	ts_slug(ts_book_title(p->book), slug);
-	size_t len = strcmp(slug, "chapter") ? strlen(slug) : 0;
-	free(p->m4b_name);
-	if (!(p->m4b_name = malloc(len + 9)))
+	size_t len = strcmp(slug, "chapter") ? strlen(slug) : 0, size = len + 10;
+	free(p->whole[k].name);
+	if (!(p->whole[k].name = malloc(size)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	snprintf(p->m4b_name, len + 9, "%s.m4b", len ? slug : "book");
+	snprintf(p->whole[k].name, size, "%s.%s", len ? slug : "book", kinds[k].name);
 
 	ts_hash h;
 	ts_hash_init(&h);
-	ts_hash_str(&h, "m4b " TS_VERSION);
+	ts_hash_str(&h, kinds[k].name);
+	ts_hash_str(&h, TS_VERSION);
 	ts_hash_str(&h, ts_book_title(p->book));
 	ts_hash_str(&h, p->o.author ? p->o.author : "");
 	ts_hash_int(&h, p->o.quality);
-	ts_hash_str(&h, p->m4b_name);
+	ts_hash_str(&h, p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++)
 		ts_hash_str(&h, p->keys[i]);
-	int rc = p->o.cover ? hash_file(&h, p->o.cover, err) : 0;
+	int rc = k == TS_WHOLE_M4B && p->o.cover ? hash_file(&h, p->o.cover, err) : 0;
 	if (rc)
 		return rc;
-	ts_hash_hex(&h, p->m4b_key);
+	ts_hash_hex(&h, p->whole[k].key);
 
-	/* Listed when the folder holds the M4B of this key, whole. */
-	char path[PATH_MAX], text[PATH_MAX + 80] = "", key[TS_HASH_HEX], name2[PATH_MAX];
-	long long size = -1;
+	/* Listed when the folder holds the file of this key, whole. */
+	char key[TS_HASH_HEX], name[PATH_MAX], path[PATH_MAX];
+	long long had = -1;
 	struct stat st;
-	ts_plan_path(p, M4B_STATE, path);
-	FILE *f = fopen(path, "re");
-	if (f) {
-		size_t n = fread(text, 1, sizeof text - 1, f);
-		text[n] = '\0';
-		fclose(f);
-	}
-	if (sscanf(text, "%32s %lld %4095[^\n]", key, &size, name2) == 3 &&
-	    strcmp(key, p->m4b_key) == 0 && strcmp(name2, p->m4b_name) == 0) {
-		ts_plan_path(p, p->m4b_name, path);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == size)
-			p->m4b_listed = p->m4b_name;
+	if (recorded(p, k, key, &had, name) == 0 && strcmp(key, p->whole[k].key) == 0 &&
+	    strcmp(name, p->whole[k].name) == 0) {
+		ts_plan_path(p, name, path);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == had)
+			p->whole[k].listed = p->whole[k].name;
 	}
 	return 0;
 }
 
-/* The name of the M4B the folder's state records, into name ("" when
- * none). */
-static void recorded_name(const ts_plan *p, char name[PATH_MAX])
+int ts_wholebook_plan(ts_plan *p, ts_error *err)
 {
-	char path[PATH_MAX], text[PATH_MAX + 80] = "";
-	long long size;
-	char key[TS_HASH_HEX];
-	ts_plan_path(p, M4B_STATE, path);
-	name[0] = '\0';
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return;
-	size_t n = fread(text, 1, sizeof text - 1, f);
-	text[n] = '\0';
-	fclose(f);
-	if (sscanf(text, "%32s %lld %4095[^\n]", key, &size, name) != 3 || strchr(name, '/'))
-		name[0] = '\0';
+	int rc = 0;
+	for (int k = 0; k < TS_WHOLE_N && !rc; k++) {
+		p->whole[k].listed = NULL;
+		if ((p->book_kinds & kinds[k].bit) && p->keys)
+			rc = plan_kind(p, k, err);
+	}
+	return rc;
 }
 
-/* The chapters with audio, in order, for the M4B. */
-static ts_m4b_chapter *m4b_chapters(const ts_plan *p, size_t *k, ts_error *err)
+/* The chapters with audio, in order: their numbers in the plan. */
+static size_t *present(const ts_plan *p, size_t *n, ts_error *err)
 {
-	ts_m4b_chapter *ch = calloc(p->n ? p->n : 1, sizeof *ch);
+	size_t *idx = calloc(p->n ? p->n : 1, sizeof *idx);
 	ts_record *r = malloc(sizeof *r);
-	*k = 0;
-	for (size_t i = 0; ch && r && i < p->n; i++) {
-		int got = ts_record_read(p->o.outdir, p->names[i], r, err);
-		if (got < 0) {
-			free(ch);
-			free(r);
-			return NULL;
-		}
-		if (got == 1 && !r->empty)
-			ch[(*k)++] =
-			    (ts_m4b_chapter){ts_book_chapter(p->book, i)->title, p->paths[i]};
-	}
-	if (!ch || !r) {
-		free(ch);
-		ch = NULL;
+	int got = 0;
+	*n = 0;
+	for (size_t i = 0; idx && r && i < p->n && got >= 0; i++)
+		if ((got = ts_record_read(p->o.outdir, p->names[i], r, err)) == 1 && !r->empty)
+			idx[(*n)++] = i;
+	if (!idx || !r)
 		ts_error_set(err, TS_ENOMEM, NULL);
+	if (!idx || !r || got < 0) {
+		free(idx);
+		idx = NULL;
 	}
 	free(r);
-	return ch;
+	return idx;
 }
 
-int ts_wholebook_update(ts_plan *p, ts_error *err)
+static int make_m4b(const ts_plan *p, const char *path, const size_t *idx, size_t n, long pid,
+                    ts_error *err)
 {
-	if (!(p->book_kinds & TS_BOOK_M4B) || p->m4b_listed)
-		return 0;
-	char path[PATH_MAX], state[PATH_MAX], old[PATH_MAX], text[PATH_MAX + 80];
-	char *tmp[2] = {0}, *put[2] = {path, state};
-	size_t k;
-	int rc;
-	ts_m4b_chapter *ch = m4b_chapters(p, &k, err);
+	ts_m4b_chapter *ch = calloc(n ? n : 1, sizeof *ch);
 	if (!ch)
-		return err->code ? err->code : TS_ENOMEM;
-	ts_plan_path(p, p->m4b_name, path);
-	ts_plan_path(p, M4B_STATE, state);
-	recorded_name(p, old);
-	if (p->diag) {
-		snprintf(text, sizeof text, "making %s: the whole book as one audio file",
-		         p->m4b_name);
-		p->diag(p->ud, TS_INFO, text);
-	}
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t j = 0; j < n; j++)
+		ch[j] = (ts_m4b_chapter){ts_book_chapter(p->book, idx[j])->title, p->paths[idx[j]]};
 	ts_m4b_opts o = {.title = ts_book_title(p->book),
 	                 .artist = p->o.author,
 	                 .cover = p->o.cover,
 	                 .quality = p->o.quality,
-	                 .owner_pid = (long)getpid()};
-	if ((rc = ts_m4b_write(path, ch, k, &o, err)))
-		goto out;
+	                 .owner_pid = pid};
+	int rc = ts_m4b_write(path, ch, n, &o, err);
+	free(ch);
+	return rc;
+}
+
+/* The EPUB's audio: the chapters' own files when they are MP3 (a core
+ * media type), else each chapter in AAC (audio/mp4), made at the
+ * temporary names of OUT/epub-NNN.m4a, removed once the EPUB is made. */
+static int make_epub(const ts_plan *p, const char *path, const size_t *idx, size_t n, long pid,
+                     ts_error *err)
+{
+	ts_epub_chapter *ch = calloc(n ? n : 1, sizeof *ch);
+	char **m4a = calloc(n ? n : 1, sizeof *m4a);
+	int mp3 = strcmp(p->fmt->name, "mp3") == 0, rc = 0;
+	char tmp[PATH_MAX], name[64], id[64], when[32];
+	if (!ch || !m4a)
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t j = 0; j < n && !rc; j++) {
+		size_t i = idx[j];
+		ch[j] = (ts_epub_chapter){.title = ts_book_chapter(p->book, i)->title,
+		                          .audio = p->paths[i],
+		                          .audio_type = mp3 ? "audio/mpeg" : "audio/mp4"};
+		ts_plan_path(p, p->timing[i][__builtin_ctz(TS_CUES_VTT)], tmp);
+		if (!(ch[j].vtt = ts_strdup(tmp))) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+			break;
+		}
+		if (mp3)
+			continue;
+		ts_m4b_chapter one = {ch[j].title, p->paths[i]};
+		ts_m4b_opts o = {.title = ts_book_title(p->book),
+		                 .artist = p->o.author,
+		                 .quality = p->o.quality,
+		                 .owner_pid = pid};
+		snprintf(name, sizeof name, "epub-%03zu.m4a", j + 1);
+		ts_plan_path(p, name, tmp);
+		if ((rc = ts_m4b_write(tmp, &one, 1, &o, err)))
+			break;
+		if (!(m4a[j] = ts_temp_name(tmp, pid)))
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+		ch[j].audio = m4a[j];
+	}
+	/* A stable identifier for the book: from its title and author. */
+	ts_hash h;
+	char hex[TS_HASH_HEX];
+	ts_hash_init(&h);
+	ts_hash_str(&h, ts_book_title(p->book));
+	ts_hash_str(&h, p->o.author ? p->o.author : "");
+	ts_hash_hex(&h, hex);
+	snprintf(id, sizeof id, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12,
+	         hex + 16, hex + 20);
+	/* Modified when its newest chapter was: the same chapters give the
+	 * same bytes. */
+	time_t newest = 0;
 	struct stat st;
-	if (!(tmp[0] = ts_temp_name(path, o.owner_pid)) || stat(tmp[0], &st) != 0) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
-		goto out;
+	struct tm tm;
+	for (size_t j = 0; j < n; j++)
+		if (stat(p->paths[idx[j]], &st) == 0 && st.st_mtime > newest)
+			newest = st.st_mtime;
+	if (!newest)
+		newest = time(NULL);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&newest, &tm));
+	ts_epub_opts o = {.title = ts_book_title(p->book),
+	                  .author = p->o.author,
+	                  .identifier = id,
+	                  .modified = when,
+	                  .owner_pid = pid};
+	if (!rc)
+		rc = ts_epub_write(path, ch, n, &o, err);
+	for (size_t j = 0; ch && m4a && j < n; j++) {
+		if (m4a[j])
+			unlink(m4a[j]);
+		free(m4a[j]);
+		free((char *)ch[j].vtt);
 	}
-	int n = snprintf(text, sizeof text, "%s %lld %s\n", p->m4b_key, (long long)st.st_size,
-	                 p->m4b_name);
-	if ((rc = ts_write_text_temp(state, text, (size_t)n, o.owner_pid, err)))
-		goto out;
-	if (!(tmp[1] = ts_temp_name(state, o.owner_pid))) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
-		goto out;
+	free(m4a);
+	free(ch);
+	return rc;
+}
+
+/* Make kind k at its temporary name and put it in place with its key and
+ * the manifest that names it. */
+static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error *err)
+{
+	char path[PATH_MAX], state[PATH_MAX], old[PATH_MAX], key[TS_HASH_HEX], text[PATH_MAX + 80];
+	char *tmp[2] = {0}, *put[2] = {path, state};
+	long long size;
+	long pid = (long)getpid();
+	struct stat st;
+	int rc;
+	ts_plan_path(p, p->whole[k].name, path);
+	ts_plan_path(p, kinds[k].state, state);
+	if (recorded(p, k, key, &size, old) != 0)
+		old[0] = '\0';
+	if (p->diag) {
+		snprintf(text, sizeof text, "making %s: the whole book in one file",
+		         p->whole[k].name);
+		p->diag(p->ud, TS_INFO, text);
 	}
-	/* The M4B, its key, then the manifest that names it. */
-	ts_landing l = {
-	    .chapter = SIZE_MAX, .tmp = tmp, .path = put, .n = 2, .owner_pid = o.owner_pid};
-	p->m4b_listed = p->m4b_name;
+	rc = k == TS_WHOLE_M4B ? make_m4b(p, path, idx, n, pid, err)
+	                       : make_epub(p, path, idx, n, pid, err);
+	if (rc)
+		return rc; /* nothing left */
+	if (!(tmp[0] = ts_temp_name(path, pid)) || stat(tmp[0], &st) != 0) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto fail;
+	}
+	int len = snprintf(text, sizeof text, "%s %lld %s\n", p->whole[k].key,
+	                   (long long)st.st_size, p->whole[k].name);
+	if ((rc = ts_write_text_temp(state, text, (size_t)len, pid, err)))
+		goto fail;
+	if (!(tmp[1] = ts_temp_name(state, pid))) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto fail;
+	}
+	/* The file, its key, then the manifest that names it. */
+	ts_landing l = {.chapter = SIZE_MAX, .tmp = tmp, .path = put, .n = 2, .owner_pid = pid};
+	p->whole[k].listed = p->whole[k].name;
 	if ((rc = ts_folder_land(p, &l, err)))
-		p->m4b_listed = NULL;
-	else if (old[0] && strcmp(old, p->m4b_name) != 0) {
-		ts_plan_path(p, old, path); /* the M4B of the book's former title */
+		p->whole[k].listed = NULL;
+	else if (old[0] && strcmp(old, p->whole[k].name) != 0) {
+		ts_plan_path(p, old, path); /* the file of the book's former title */
 		unlink(path);
 	}
-	goto done; /* in place, or gone */
-out:
-	if (rc) { /* what ts_m4b_write() or the key left */
-		char *t = ts_temp_name(path, o.owner_pid);
-		if (t)
-			unlink(t);
-		free(t);
-		t = ts_temp_name(state, o.owner_pid);
-		if (t)
-			unlink(t);
-		free(t);
-	}
-done:
 	free(tmp[0]);
 	free(tmp[1]);
-	free(ch);
+	return rc; /* in place, or gone */
+fail:
+	for (int i = 0; i < 2; i++) {
+		char *t = tmp[i] ? tmp[i] : ts_temp_name(i ? state : path, pid);
+		if (t)
+			unlink(t);
+		if (t != tmp[i])
+			free(t);
+	}
+	free(tmp[0]);
+	free(tmp[1]);
+	return rc;
+}
+
+int ts_wholebook_update(ts_plan *p, ts_error *err)
+{
+	int rc = 0;
+	size_t n = 0, *idx = NULL;
+	for (int k = 0; k < TS_WHOLE_N && !rc; k++) {
+		if (!(p->book_kinds & kinds[k].bit) || p->whole[k].listed)
+			continue;
+		if (!idx && !(idx = present(p, &n, err)))
+			return err->code ? err->code : TS_ENOMEM;
+		rc = update_kind(p, k, idx, n, err);
+	}
+	free(idx);
 	return rc;
 }

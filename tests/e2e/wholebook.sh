@@ -1,10 +1,15 @@
 #!/bin/bash
-# e2e_wholebook: --book m4b writes the whole book as one M4B beside the
-# chapter files: AAC, the M4B brand, a chapter mark per chapter where the
-# chapters before it add up to, their titles, the tags, the cover; named in
-# the manifest's book_files, kept while nothing changes and made again when
-# a chapter does; bad --book and --cover values are usage errors that
-# write nothing.  Extra argument: the m4binfo tool.
+# e2e_wholebook: --book m4b,epub writes the whole book beside the chapter
+# files.  The M4B: AAC, the M4B brand, a chapter mark per chapter where the
+# chapters before it add up to, their titles, the tags, the cover.  The
+# EPUB: epubcheck finds no error and no warning; every <par> pairs a
+# sentence's text with its clip, as the chapter's .vtt has them
+# (tools/overlays.py); a hostile title and text stay text; MP3 chapters go
+# in as they are.  Both named in the manifest's book_files, kept while
+# nothing changes and made again when a chapter does; bad --book and
+# --cover values are usage errors that write nothing.  Extra argument: the
+# m4binfo tool.  epubcheck (Debian's, with a Java runtime) is needed under
+# CI; elsewhere its check is skipped with a note.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 need_jq
@@ -21,6 +26,7 @@ M4BINFO=$(realpath "${E2E_ARGS[0]}")
 		echo "第${c}章 山路${c}"
 		echo '天刚亮，村口的老槐树下站着一个少年。他背着包袱，望着远方的山路。'
 	done
+	echo '他写下“A&B<C>”几个字。'
 } >book.txt
 # A 2x3 PNG as the cover.
 printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x03\x08\x02\x00\x00\x006\x88I\xd6\x00\x00\x00\x10IDATx\x9cc8``\x00D\x0c(\x14\x00JU\x06\xc1\xa87\xdf4\x00\x00\x00\x00IEND\xaeB`\x82' >cover.png
@@ -35,13 +41,14 @@ bad() {
 	rm -rf bad_out
 }
 bad book_unknown "not 'mp4'" --book m4b,mp4
+bad epub_no_vtt "--timing must include vtt" --book epub --timing srt
 bad cover_missing "No such file" --book m4b --cover nowhere.jpg
 printf 'GIF89a' >cover.gif
 bad cover_gif "not a JPEG or PNG" --book m4b --cover cover.gif
 bad cover_alone "--book m4b" --cover cover.png
 
 # --- the book --------------------------------------------------------------
-run 0 build "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+run 0 build "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
 m4b=$(jq -r '.book_files.m4b // empty' out/manifest.json)
 [ -n "$m4b" ] || fail "the manifest names no m4b: $(jq -c .book_files out/manifest.json)"
 [ -f "out/$m4b" ] || e2e_die "out/$m4b is not there: $(ls out | tr '\n' ' ')"
@@ -81,24 +88,61 @@ fcmp "($total - $start) < 0.1 && ($start - $total) < 0.1" ||
 no_temp_files out wholebook
 pass "the M4B: brand, AAC, $n chapter marks, tags, cover"
 
+# --- the EPUB ----------------------------------------------------------------
+# check_epub LABEL OUTDIR: epubcheck, and the overlays against the .vtt.
+EPUBCHECK=/usr/share/java/epubcheck.jar
+check_epub() {
+	local label=$1 dir=$2 epub
+	epub=$(jq -r '.book_files.epub // empty' "$dir/manifest.json")
+	[ -n "$epub" ] && [ -f "$dir/$epub" ] || { fail "$label: no EPUB named in $dir/manifest.json"; return; }
+	if command -v java >/dev/null && [ -f "$EPUBCHECK" ]; then
+		java -jar "$EPUBCHECK" "$dir/$epub" >"logs/$label.epubcheck" 2>&1 ||
+			fail "$label: epubcheck fails: $(grep -E 'ERROR|WARNING|FATAL' "logs/$label.epubcheck" | head -5)"
+		grep -q 'No errors or warnings detected' "logs/$label.epubcheck" ||
+			fail "$label: epubcheck: $(grep -E 'ERROR|WARNING' "logs/$label.epubcheck" | head -5)"
+	elif [ -n "${CI:-}" ]; then
+		fail "$label: no epubcheck (apt-get install epubcheck default-jre-headless)"
+	else
+		echo "note: $label: epubcheck not checked (no java or $EPUBCHECK)"
+	fi
+	python3 "$SRC/tests/e2e/tools/overlays.py" "$dir/$epub" "$dir" >"logs/$label.overlays" 2>&1 ||
+		fail "$label: the overlays: $(head -5 "logs/$label.overlays")"
+}
+check_epub epub out
+unzip -p "out/$(jq -r .book_files.epub out/manifest.json)" 'EPUB/c*.xhtml' | grep -qF '“A&amp;B&lt;C&gt;”' ||
+	fail "the sentence with & and <> is not in the EPUB's text, escaped"
+pass "the EPUB: epubcheck, every clip and text as the .vtt has them"
+run 0 mp3 "$TINGSHU" build -q -j2 --format mp3 --book epub -o out_mp3 book.txt
+check_epub epub_mp3 out_mp3
+unzip -l "out_mp3/$(jq -r .book_files.epub out_mp3/manifest.json)" | grep -q 'EPUB/audio/c001.mp3' ||
+	fail "the EPUB of an MP3 build does not hold the chapters' MP3"
+no_temp_files out_mp3 wholebook
+pass "the EPUB of an MP3 build: the chapters' MP3 as they are"
+
 # --- kept while nothing changes, made again when a chapter does ------------
+epub=$(jq -r .book_files.epub out/manifest.json)
 before=$(stat -c '%i %Y %s' "out/$m4b")
+before_epub=$(stat -c '%i %Y %s' "out/$epub")
 sleep 1
-run 0 again "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+run 0 again "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
 [ "$(stat -c '%i %Y %s' "out/$m4b")" = "$before" ] || fail "an up-to-date build wrote the M4B again"
+[ "$(stat -c '%i %Y %s' "out/$epub")" = "$before_epub" ] || fail "an up-to-date build wrote the EPUB again"
 sed -i 's/望着远方的山路。/望着远方的山路，走了。/' book.txt
-run 0 edited "$TINGSHU" build -q -j2 --book m4b --author 罗贯中 --cover cover.png -o out book.txt
+run 0 edited "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
 [ "$(stat -c '%i %Y %s' "out/$m4b")" != "$before" ] || fail "the M4B was kept though the chapters changed"
+[ "$(stat -c '%i %Y %s' "out/$epub")" != "$before_epub" ] || fail "the EPUB was kept though the chapters changed"
+check_epub epub_edited out
 "$M4BINFO" "out/$m4b" >info2.txt || fail "m4binfo cannot read the new M4B"
 total=$(sed -n 's/^duration //p' info2.txt)
 want=$(jq '[.chapters[].duration_s] | add' out/manifest.json)
 fcmp "($total - $want) < 0.1 && ($want - $total) < 0.1" ||
 	fail "the new M4B lasts $total s, its chapters $want s"
 [ "$(jq -r '.book_files.m4b' out/manifest.json)" = "$m4b" ] || fail "the manifest lost the M4B"
+[ "$(jq -r '.book_files.epub' out/manifest.json)" = "$epub" ] || fail "the manifest lost the EPUB"
 # Without --book the manifest names none (the file stays).
 run 0 plain "$TINGSHU" build -q -j2 --author 罗贯中 -o out book.txt
 [ "$(jq -c .book_files out/manifest.json)" = "{}" ] ||
 	fail "a build without --book lists $(jq -c .book_files out/manifest.json)"
 no_temp_files out wholebook
-pass "the M4B kept when up to date, made again when a chapter changed"
+pass "the M4B and EPUB kept when up to date, made again when a chapter changed"
 e2e_finish

@@ -13,7 +13,8 @@
 #   force    build --force from the finished book
 #   edit     build from the finished book, chapter 1 edited
 #   empty    build into an empty folder
-#   m4b      build --book m4b from the finished book: the M4B alone
+#   whole    build --book m4b,epub from the finished book: the whole-book
+#            files alone
 #   text     tingshu text of both chapters
 #   pinyin   tingshu pinyin of both chapters
 #
@@ -26,11 +27,13 @@
 #   as before: every file (md5, the state in .tingshu included) as it was;
 #   complete: every file as a clean build of the book makes it (so the
 #     manifest says "complete": true and a rerun is up to date); or
-#   partial (a failed build that finished some chapters): each chapter's
-#     files (audio, timing, record) all as before or all as a clean build
-#     makes them, the manifest and playlist naming exactly the chapters
-#     whose audio is there, "complete": false, and a rerun without faults
-#     gives the clean build's bytes.
+#   partial (a failed build that finished some chapters, or some of the
+#     whole-book files): each chapter's files (audio, timing, record) all
+#     as before or all as a clean build makes them, the manifest and
+#     playlist naming exactly the chapters whose audio is there and the
+#     whole-book files there, "complete": false unless every chapter is
+#     as the clean build's, and a rerun without faults gives the clean
+#     build's bytes.
 # A run that exits 0 must leave the book complete (text and pinyin: print
 # what they print without faults).  Anything else is "damaged".  Each bad
 # point is a line of SCRATCH_DIR/report.txt: scenario, kind, process, N,
@@ -129,9 +132,9 @@ use_book edit
 "$T" build -q -j1 -o ref.edit book >logs.ref 2>&1 || e2e_die "the edited book does not build"
 snap ref.edit ref.edit.md5
 use_book orig
-cp -a ref.orig ref.m4b
-"$T" build -q -j1 --book m4b -o ref.m4b book >logs.ref 2>&1 || e2e_die "the M4B is not made: $(cat logs.ref)"
-snap ref.m4b ref.m4b.md5
+cp -a ref.orig ref.whole
+"$T" build -q -j1 --book m4b,epub -o ref.whole book >logs.ref 2>&1 || e2e_die "the whole-book files are not made: $(cat logs.ref)"
+snap ref.whole ref.whole.md5
 "$T" text book/1.txt book/2.txt >ref.text 2>logs.ref || e2e_die "text fails: $(cat logs.ref)"
 "$T" pinyin book/1.txt book/2.txt >ref.pinyin 2>logs.ref || e2e_die "pinyin fails"
 [ -s ref.text ] && [ -s ref.pinyin ] || e2e_die "text or pinyin printed nothing"
@@ -153,11 +156,11 @@ scen_prepare() {
 		cp -a ref.orig out
 		CMD=(build -j1 -o out book) BEFORE=ref.orig.md5 TARGET=ref.edit.md5
 		;;
-	m4b)
+	whole)
 		use_book orig
 		cp -a ref.orig out
-		CMD=(build -j1 --book m4b -o out book) BEFORE=ref.orig.md5 TARGET=ref.m4b.md5
-		HEAL=(--book m4b)
+		CMD=(build -j1 --book m4b,epub -o out book) BEFORE=ref.orig.md5 TARGET=ref.whole.md5
+		HEAL=(--book m4b,epub)
 		;;
 	empty)
 		use_book orig
@@ -221,8 +224,17 @@ judge_folder() {
 		playlist=$(grep -v '^#' out/playlist.m3u 2>/dev/null | sort)
 		[ "$listed" = "$audio" ] || WHY="${WHY:+$WHY; }manifest lists [$(echo $listed)], audio there [$(echo $audio)]"
 		[ "$playlist" = "$audio" ] || WHY="${WHY:+$WHY; }playlist lists [$(echo $playlist)], audio there [$(echo $audio)]"
-		[ "$(jq -r '.complete' out/manifest.json 2>/dev/null)" = false ] ||
+		# "complete" speaks of the chapters: false while any is not as
+		# the clean build's.  (When they all are, a whole-book file may
+		# still be missing, and is then not listed; and a build that
+		# could not read an input says false all the same.)
+		local books listed_books
+		cmp -s ch.now ch.target || [ "$(jq -r '.complete' out/manifest.json 2>/dev/null)" = false ] ||
 			WHY="${WHY:+$WHY; }the manifest of a book not as built says complete: $(jq -c .complete out/manifest.json 2>&1)"
+		books=$(cd out && find . -maxdepth 1 \( -name '*.m4b' -o -name '*.epub' \) -printf '%P\n' | sort)
+		listed_books=$(jq -r '.book_files[]?' out/manifest.json 2>/dev/null | sort)
+		[ "$books" = "$listed_books" ] ||
+			WHY="${WHY:+$WHY; }the manifest's book_files list [$(echo $listed_books)], the folder holds [$(echo $books)]"
 	fi
 	# A rerun heals.
 	if "$T" build -q -j1 "${HEAL[@]}" -o out book >heal.out 2>heal.err; then
