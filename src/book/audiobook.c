@@ -110,10 +110,10 @@ static int check_settings(ts_plan *p, ts_error *err)
 	int rc = ts_wholebook_parse(o->book, &p->book_kinds, err);
 	if (rc)
 		return rc;
-	if (o->cover && !(p->book_kinds & TS_BOOK_M4B))
+	if (o->cover && !p->book_kinds)
 		return ts_error_set(err, TS_EINVAL,
-		                    "--cover is the cover of the whole-book file: it goes with "
-		                    "--book m4b");
+		                    "--cover is the cover of the whole-book files: it goes with "
+		                    "--book m4b or --book epub");
 	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
 		return rc;
 	if ((p->book_kinds & TS_BOOK_EPUB) && !(p->timing_mask & TS_CUES_VTT))

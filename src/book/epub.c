@@ -167,6 +167,20 @@ static int toc_docs(ts_buf *nav, ts_buf *ncx, const ts_epub_chapter *ch, size_t 
 	return rc ? TS_ENOMEM : 0;
 }
 
+/* The media type of the cover picture at path, by its first bytes (it was
+ * checked as JPEG or PNG); "" when it cannot be read. */
+static const char *cover_type(const char *path)
+{
+	unsigned char head[4] = {0};
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (n == 4 && head[0] == 0x89 && head[1] == 'P')
+		return "image/png";
+	return n >= 2 && head[0] == 0xFF && head[1] == 0xD8 ? "image/jpeg" : "";
+}
+
 /* The package document; ms[k] is chapter k's overlay's duration, -1 for
  * a chapter without one. */
 static int package_doc(ts_buf *b, const ts_epub_chapter *ch, size_t n, const long long *ms,
@@ -187,6 +201,8 @@ static int package_doc(ts_buf *b, const ts_epub_chapter *ch, size_t n, const lon
 		rc |= ts_html_text(b, o->author);
 		rc |= ts_buf_printf(b, "</dc:creator>\n");
 	}
+	if (o->cover)
+		rc |= ts_buf_printf(b, "<meta name=\"cover\" content=\"cover\"/>\n");
 	rc |= ts_buf_printf(b,
 	                    "<dc:language>zh</dc:language>\n"
 	                    "<meta property=\"dcterms:modified\">%s</meta>\n",
@@ -209,6 +225,13 @@ static int package_doc(ts_buf *b, const ts_epub_chapter *ch, size_t n, const lon
 	                       "<item id=\"ncx\" href=\"toc.ncx\" "
 	                       "media-type=\"application/x-dtbncx+xml\"/>\n"
 	                       "<item id=\"css\" href=\"style.css\" media-type=\"text/css\"/>\n");
+	if (o->cover) {
+		const char *type = cover_type(o->cover);
+		rc |= ts_buf_printf(b,
+		                    "<item id=\"cover\" href=\"cover.%s\" media-type=\"%s\" "
+		                    "properties=\"cover-image\"/>\n",
+		                    strcmp(type, "image/png") == 0 ? "png" : "jpg", type);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const char *ext = strcmp(ch[k].audio_type, "audio/mpeg") == 0 ? "mp3" : "m4a";
 		rc |= ts_buf_printf(b,
@@ -343,6 +366,11 @@ int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const t
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
+	if (o->cover && (rc = add(&a,
+	                          strcmp(cover_type(o->cover), "image/png") == 0 ? "EPUB/cover.png"
+	                                                                         : "EPUB/cover.jpg",
+	                          NULL, o->cover, 1)))
+		goto out;
 	if ((rc = add(&a, "EPUB/nav.xhtml", &nav, NULL, 0)) ||
 	    (rc = add(&a, "EPUB/toc.ncx", &ncx, NULL, 0)) ||
 	    (rc = add(&a, "EPUB/package.opf", &opf, NULL, 0)))

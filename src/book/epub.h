@@ -30,6 +30,7 @@ typedef struct ts_epub_opts {
 	const char *author;     /* or NULL */
 	const char *identifier; /* unique and stable for the book: "urn:uuid:..." */
 	const char *modified;   /* "YYYY-MM-DDThh:mm:ssZ" */
+	const char *cover;      /* a JPEG or PNG file (checked), or NULL */
 	long owner_pid;         /* tags the temporary name */
 } ts_epub_opts;
 

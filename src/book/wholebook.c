@@ -120,7 +120,7 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 	ts_hash_str(&h, p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++)
 		ts_hash_str(&h, p->keys[i]);
-	int rc = k == TS_WHOLE_M4B && p->o.cover ? hash_file(&h, p->o.cover, err) : 0;
+	int rc = p->o.cover ? hash_file(&h, p->o.cover, err) : 0;
 	if (rc)
 		return rc;
 	ts_hash_hex(&h, p->whole[k].key);
@@ -248,6 +248,7 @@ static int make_epub(const ts_plan *p, const char *path, const size_t *idx, size
 	                  .author = p->o.author,
 	                  .identifier = id,
 	                  .modified = when,
+	                  .cover = p->o.cover,
 	                  .owner_pid = pid};
 	if (!rc)
 		rc = ts_epub_write(path, ch, n, &o, err);

@@ -111,7 +111,9 @@ check_epub() {
 check_epub epub out
 unzip -p "out/$(jq -r .book_files.epub out/manifest.json)" 'EPUB/c*.xhtml' | grep -qF '“A&amp;B&lt;C&gt;”' ||
 	fail "the sentence with & and <> is not in the EPUB's text, escaped"
-pass "the EPUB: epubcheck, every clip and text as the .vtt has them"
+unzip -l "out/$(jq -r .book_files.epub out/manifest.json)" | grep -q 'EPUB/cover.png' ||
+	fail "the EPUB does not hold the cover"
+pass "the EPUB: epubcheck, every clip and text as the .vtt has them, the cover"
 run 0 mp3 "$TINGSHU" build -q -j2 --format mp3 --book epub -o out_mp3 book.txt
 check_epub epub_mp3 out_mp3
 unzip -l "out_mp3/$(jq -r .book_files.epub out_mp3/manifest.json)" | grep -q 'EPUB/audio/c001.mp3' ||
