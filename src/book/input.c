@@ -13,6 +13,7 @@
 #include "base/file.h"
 #include "base/util.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -449,6 +450,62 @@ static int close_chapter(scan *sc)
 	                    sc->body_chars);
 }
 
+/* Is cp part of a title's words (not decoration such as "====" or
+ * "★☆")?  Han, kana, letters and digits, ASCII or full-width. */
+static int word_char(uint32_t cp)
+{
+	return ts_is_han(cp) || (cp < 0x80 && isalnum((int)cp)) || (cp >= 0x3040 && cp <= 0x30FF) ||
+	       (cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) ||
+	       (cp >= 0xFF41 && cp <= 0xFF5A);
+}
+
+/* t from its first word character to its last: "======简介======" ->
+ * "简介", "★三国演义★" -> "三国演义".  Unchanged when it has none. */
+static void strip_decoration(char *t)
+{
+	size_t n = strlen(t), first = n, last = 0;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int len = ts_utf8_decode((const unsigned char *)t + i, n - i, &cp);
+		if (len <= 0)
+			return;
+		if (word_char(cp)) {
+			if (first == n)
+				first = i;
+			last = i + (size_t)len;
+		}
+		i += (size_t)len;
+	}
+	if (first == n)
+		return;
+	memmove(t, t + first, last - first);
+	t[last - first] = '\0';
+}
+
+/* Is the line t a section label of front matter (简介, 内容简介, 前言,
+ * 序 ..., decorated or not), which is not a book title? */
+static int section_label(const char *t)
+{
+	static const char *const labels[] = {
+	    "简介",     "簡介",     "内容简介", "內容簡介", "作品简介", "作品簡介", "内容介绍",
+	    "內容介紹", "作品介绍", "作品介紹", "本书简介", "本書簡介", "小说简介", "小說簡介",
+	    "书籍简介", "書籍簡介", "前言",     "序",       "序言",     "自序",     "引言",
+	    "文案",     "导语",     "導語",     "内容提要", "內容提要", NULL};
+	char w[HEAD_BYTES];
+	snprintf(w, sizeof w, "%s", t);
+	strip_decoration(w);
+	size_t n = strlen(w);
+	/* "简介：" and "【简介】" are labels too. */
+	if (n >= 3 && (strcmp(w + n - 3, "：") == 0))
+		w[n - 3] = '\0';
+	else if (n >= 1 && w[n - 1] == ':')
+		w[n - 1] = '\0';
+	for (const char *const *l = labels; *l; l++)
+		if (strcmp(w, *l) == 0)
+			return 1;
+	return 0;
+}
+
 static void strip_book_title(char *t)
 {
 	/* "书名：《三国演义》" -> "三国演义" */
@@ -463,6 +520,7 @@ static void strip_book_title(char *t)
 		memmove(t, t + 3, n - 6);
 		t[n - 6] = '\0';
 	}
+	strip_decoration(t);
 }
 
 /* Front matter ends at the first heading: its first line, when short,
@@ -544,7 +602,9 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			size_t n = trim_span(li->head, li->head_len, &a);
 			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n,
 			         li->head + a);
-			sc->first_line_taken = 1;
+			/* A section label is not the book's title: the file
+			 * name is, as for a book without front matter. */
+			sc->first_line_taken = !section_label(sc->first_line);
 			sc->first_line_next = li->next;
 			sc->first_line_chars = li->chars;
 		}
