@@ -25,6 +25,12 @@
  * bytes (2000-01-01 00:00:00 UTC). */
 #define ENTRY_MTIME 946684800
 
+/* The extension of a chapter's audio in the archive, by its media type. */
+static const char *audio_ext(const ts_epub_chapter *c)
+{
+	return strcmp(c->audio_type, "audio/mpeg") == 0 ? "mp3" : "m4a";
+}
+
 /* Milliseconds as a SMIL clock value, "h:mm:ss.fff". */
 static int clock_value(ts_buf *b, long long ms)
 {
@@ -86,7 +92,7 @@ static int chapter_docs(ts_buf *x, ts_buf *smil, size_t k, const ts_epub_chapter
                         const ts_cue *cue, size_t n, long long *ms)
 {
 	char doc[32], audio[32];
-	const char *ext = strcmp(c->audio_type, "audio/mpeg") == 0 ? "mp3" : "m4a";
+	const char *ext = audio_ext(c);
 	snprintf(doc, sizeof doc, "c%03zu.xhtml", k + 1);
 	snprintf(audio, sizeof audio, "audio/c%03zu.%s", k + 1, ext);
 	int rc = xhtml_top(x, c->title);
@@ -167,24 +173,22 @@ static int toc_docs(ts_buf *nav, ts_buf *ncx, const ts_epub_chapter *ch, size_t 
 	return rc ? TS_ENOMEM : 0;
 }
 
-/* The media type of the cover picture at path, by its first bytes (it was
- * checked as JPEG or PNG); "" when it cannot be read. */
-static const char *cover_type(const char *path)
+/* Is the cover picture at path a PNG (else a JPEG: it was checked as one
+ * or the other), by its first bytes? */
+static int cover_is_png(const char *path)
 {
-	unsigned char head[4] = {0};
+	unsigned char head[2] = {0};
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(head, 1, sizeof head, f) : 0;
 	if (f)
 		fclose(f);
-	if (n == 4 && head[0] == 0x89 && head[1] == 'P')
-		return "image/png";
-	return n >= 2 && head[0] == 0xFF && head[1] == 0xD8 ? "image/jpeg" : "";
+	return n == 2 && head[0] == 0x89 && head[1] == 'P';
 }
 
 /* The package document; ms[k] is chapter k's overlay's duration, -1 for
  * a chapter without one. */
 static int package_doc(ts_buf *b, const ts_epub_chapter *ch, size_t n, const long long *ms,
-                       const ts_epub_opts *o)
+                       const ts_epub_opts *o, int png)
 {
 	long long total = 0;
 	int rc = ts_buf_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -225,15 +229,13 @@ static int package_doc(ts_buf *b, const ts_epub_chapter *ch, size_t n, const lon
 	                       "<item id=\"ncx\" href=\"toc.ncx\" "
 	                       "media-type=\"application/x-dtbncx+xml\"/>\n"
 	                       "<item id=\"css\" href=\"style.css\" media-type=\"text/css\"/>\n");
-	if (o->cover) {
-		const char *type = cover_type(o->cover);
+	if (o->cover)
 		rc |= ts_buf_printf(b,
-		                    "<item id=\"cover\" href=\"cover.%s\" media-type=\"%s\" "
+		                    "<item id=\"cover\" href=\"cover.%s\" media-type=\"image/%s\" "
 		                    "properties=\"cover-image\"/>\n",
-		                    strcmp(type, "image/png") == 0 ? "png" : "jpg", type);
-	}
+		                    png ? "png" : "jpg", png ? "png" : "jpeg");
 	for (size_t k = 0; k < n; k++) {
-		const char *ext = strcmp(ch[k].audio_type, "audio/mpeg") == 0 ? "mp3" : "m4a";
+		const char *ext = audio_ext(&ch[k]);
 		rc |= ts_buf_printf(b,
 		                    "<item id=\"c%zu\" href=\"c%03zu.xhtml\" "
 		                    "media-type=\"application/xhtml+xml\"",
@@ -320,8 +322,7 @@ static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long lo
 		snprintf(name, sizeof name, "EPUB/c%03zu.smil", k + 1);
 		if (!rc && nc)
 			rc = add(a, name, &smil, NULL, 0);
-		snprintf(name, sizeof name, "EPUB/audio/c%03zu.%s", k + 1,
-		         strcmp(ch[k].audio_type, "audio/mpeg") == 0 ? "mp3" : "m4a");
+		snprintf(name, sizeof name, "EPUB/audio/c%03zu.%s", k + 1, audio_ext(&ch[k]));
 		if (!rc)
 			rc = add(a, name, NULL, ch[k].audio, 1);
 		ts_buf_free(&x);
@@ -338,7 +339,7 @@ int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const t
 	long long *ms = calloc(n ? n : 1, sizeof *ms);
 	ts_buf mimetype = {0}, nav = {0}, ncx = {0}, opf = {0}, css = {0}, cont = {0};
 	archive a = {.err = err, .path = path};
-	int rc = 0, ze = 0;
+	int rc = 0, ze = 0, png = o->cover && cover_is_png(o->cover);
 	if (!tmp || !ms) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
@@ -362,14 +363,12 @@ int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const t
 	    (rc = add(&a, "META-INF/container.xml", &cont, NULL, 0)) ||
 	    (rc = add(&a, "EPUB/style.css", &css, NULL, 0)) || (rc = add_chapters(&a, ch, n, ms)))
 		goto out;
-	if (toc_docs(&nav, &ncx, ch, n, o) || package_doc(&opf, ch, n, ms, o)) {
+	if (toc_docs(&nav, &ncx, ch, n, o) || package_doc(&opf, ch, n, ms, o, png)) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	if (o->cover && (rc = add(&a,
-	                          strcmp(cover_type(o->cover), "image/png") == 0 ? "EPUB/cover.png"
-	                                                                         : "EPUB/cover.jpg",
-	                          NULL, o->cover, 1)))
+	if (o->cover &&
+	    (rc = add(&a, png ? "EPUB/cover.png" : "EPUB/cover.jpg", NULL, o->cover, 1)))
 		goto out;
 	if ((rc = add(&a, "EPUB/nav.xhtml", &nav, NULL, 0)) ||
 	    (rc = add(&a, "EPUB/toc.ncx", &ncx, NULL, 0)) ||
