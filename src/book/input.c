@@ -1539,8 +1539,12 @@ int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end)
 		}
 		r->piece[n++] = c;
 		r->off++;
-		if (n >= PIECE_MAX && ends_char(r->piece, n))
+		if (n >= PIECE_MAX && ends_char(r->piece, n)) {
+			/* Cut here; if the body ends here too, so does the line
+			 * (an error is left for the next call). */
+			*line_end = fill(r) == 0;
 			break;
+		}
 	}
 	if (n > 0 && r->piece[n - 1] == '\r')
 		n--;

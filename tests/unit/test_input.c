@@ -304,6 +304,40 @@ static void check_cancel_and_leftovers(void)
 		closedir(d);
 }
 
+/* A last line cut at the reader's piece size right at the end of the
+ * body (no newline after it) still ends its line: nothing of the last
+ * sentence is left behind.  For pieces of 1 to 4 bytes a character. */
+static void check_last_piece(void)
+{
+	static const char *const chars[] = {"a", "\xc3\xa9", "\xe5\xa4\xa9", "\xf0\xa0\x80\x80"};
+	char path[128];
+	snprintf(path, sizeof path, "%s/long.txt", tmpdir);
+	for (size_t c = 0; c < 4; c++)
+		for (size_t total = 16380; total <= 16400; total++) {
+			ts_buf text = {0};
+			ts_buf_printf(&text, "\xe7\xac\xac\xe4\xb8\x80\xe7\xab\xa0\n");
+			size_t at = text.len;
+			while (text.len - at + c + 1 <= total)
+				ts_buf_printf(&text, "%s", chars[c]);
+			put_file(path, text.data, text.len);
+			ts_book *b = ts_book_new(NULL, NULL);
+			CHECK(ts_book_add(b, path) == 0 && ts_book_count(b) == 1);
+			int err = 0;
+			ts_reader *r =
+			    ts_book_count(b) ? ts_reader_open(ts_book_chapter(b, 0), &err) : NULL;
+			const char *t;
+			size_t n, got = 0;
+			int end, last_end = 0;
+			while (r && ts_reader_next(r, &t, &n, &end) > 0)
+				got += n, last_end = end;
+			CHECK(got == text.len - at && last_end == 1);
+			ts_reader_free(r);
+			ts_book_free(b);
+			ts_buf_free(&text);
+		}
+	unlink(path);
+}
+
 static void check_hostile(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_input-XXXXXX");
@@ -315,6 +349,7 @@ static void check_hostile(void)
 	check_stdin();
 	check_fifo_chapter();
 	check_cancel_and_leftovers();
+	check_last_piece();
 	CHECK(rmdir(tmpdir) == 0);
 }
 
