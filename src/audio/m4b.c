@@ -1,14 +1,15 @@
-/* m4b.c - the whole book as one M4B file (see m4b.h), with libavcodec's
- * AAC encoder and libavformat's mp4 muxer writing through our own I/O
- * callbacks on a file made exclusively, so that every write is checked. */
+/* m4b.c - the whole book as one M4B file (see m4b.h): libavcodec's AAC
+ * encoder, and our own MP4 writer (audio/mp4.c) on a file made
+ * exclusively, whose sample table is spooled to an unnamed file beside
+ * it. */
 #include "audio/m4b.h"
 
+#include "audio/mp4.h"
 #include "audio/write.h"
 #include "base/file.h"
 #include "base/util.h"
 
 #include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
 #include <libavutil/channel_layout.h>
 
 #include <errno.h>
@@ -19,8 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define IO_BUFFER 65536
 
 int ts_m4b_bitrate(int quality)
 {
@@ -144,61 +143,39 @@ int ts_m4b_check_cover(const char *path, ts_error *err)
 typedef struct m4b {
 	const char *path; /* the book file, for messages */
 	ts_error *err;
-	int fd;
-	int io_errno; /* of the first failed write or seek */
-	AVFormatContext *oc;
+	int fd, spool;
+	ts_mp4 *mp4;
+	ts_mp4_info info;
+	ts_mp4_chapter *chapter;
 	AVCodecContext *enc;
-	AVStream *audio;
 	AVFrame *frame;
 	AVPacket *pkt;
 	int64_t pts; /* samples given to the encoder */
 	int filled;  /* samples in frame */
 } m4b;
 
-static int io_write(void *opaque, uint8_t *buf, int n)
+/* m->err from a code of the MP4 writer; the code. */
+static int mp4_error(m4b *m, int code)
 {
-	m4b *m = opaque;
-	for (int done = 0; done < n;) {
-		ssize_t k = write(m->fd, buf + done, (size_t)(n - done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (!m->io_errno)
-				m->io_errno = k < 0 ? errno : ENOSPC;
-			return AVERROR(m->io_errno);
-		}
-		done += (int)k;
-	}
-	return n;
-}
-
-static int64_t io_seek(void *opaque, int64_t off, int whence)
-{
-	m4b *m = opaque;
-	struct stat st;
-	if (whence == AVSEEK_SIZE)
-		return fstat(m->fd, &st) == 0 ? (int64_t)st.st_size : AVERROR(errno);
-	off_t r = lseek(m->fd, (off_t)off, whence & ~AVSEEK_FORCE);
-	if (r < 0 && !m->io_errno)
-		m->io_errno = errno;
-	return r < 0 ? AVERROR(errno) : (int64_t)r;
+	int e = m->mp4 ? ts_mp4_errno(m->mp4) : 0;
+	if (code == TS_ENOMEM || !e)
+		return ts_error_set(m->err, code, "%s: cannot write: %s", m->path,
+		                    ts_strerror(code));
+	return ts_error_set(m->err, code, "%s: cannot write: %s", m->path, strerror(e));
 }
 
 /* m->err from an FFmpeg code ret, what failed being what; its code. */
 static int av_error(m4b *m, const char *what, int ret)
 {
 	char why[AV_ERROR_MAX_STRING_SIZE] = "";
-	if (m->io_errno)
-		return ts_error_set(m->err, ts_errno_code(m->io_errno), "%s: cannot write: %s",
-		                    m->path, strerror(m->io_errno));
 	if (ret == AVERROR(ENOMEM))
 		return ts_error_set(m->err, TS_ENOMEM, NULL);
 	av_strerror(ret, why, sizeof why);
 	return ts_error_set(m->err, TS_EIO, "%s: %s: %s", m->path, what, why);
 }
 
-/* Send what the encoder gives back to the muxer; frame NULL flushes.  0
- * or an FFmpeg code. */
+/* Hand what the encoder gives back to the MP4 writer; frame NULL flushes.
+ * 0 or a code with m->err filled. */
 static int encode(m4b *m, AVFrame *frame)
 {
 	int ret = avcodec_send_frame(m->enc, frame);
@@ -208,11 +185,13 @@ static int encode(m4b *m, AVFrame *frame)
 			return 0;
 		if (ret < 0)
 			break;
-		av_packet_rescale_ts(m->pkt, m->enc->time_base, m->audio->time_base);
-		m->pkt->stream_index = m->audio->index;
-		ret = av_interleaved_write_frame(m->oc, m->pkt);
+		int rc = ts_mp4_add(m->mp4, m->pkt->data, (size_t)m->pkt->size,
+		                    (unsigned)m->pkt->duration);
+		av_packet_unref(m->pkt);
+		if (rc)
+			return mp4_error(m, rc);
 	}
-	return ret;
+	return av_error(m, "cannot encode", ret);
 }
 
 /* The samples of the chapter file at path (its first channel), a frame
@@ -226,38 +205,37 @@ static int feed_chapter(m4b *m, const char *path)
 		                    sf_strerror(NULL));
 	float block[4096];
 	sf_count_t got;
-	int ret = 0;
-	while (!ret && (got = sf_readf_float(sf, block, 4096 / info.channels)) > 0) {
-		for (sf_count_t i = 0; i < got && !ret; i++) {
+	int rc = 0, ret;
+	while (!rc && (got = sf_readf_float(sf, block, 4096 / info.channels)) > 0) {
+		for (sf_count_t i = 0; i < got && !rc; i++) {
 			/* The encoder may still hold the frame it was given last. */
-			if (m->filled == 0 && (ret = av_frame_make_writable(m->frame)) < 0)
+			if (m->filled == 0 && (ret = av_frame_make_writable(m->frame)) < 0) {
+				rc = av_error(m, "cannot encode", ret);
 				break;
+			}
 			((float *)m->frame->data[0])[m->filled++] = block[i * info.channels];
 			if (m->filled == m->frame->nb_samples) {
 				m->frame->pts = m->pts;
 				m->pts += m->filled;
 				m->filled = 0;
-				ret = encode(m, m->frame);
+				rc = encode(m, m->frame);
 			}
 		}
 	}
 	int bad = sf_error(sf);
 	sf_close(sf);
-	if (ret < 0)
-		return av_error(m, "cannot encode", ret);
-	if (bad)
-		return ts_error_set(m->err, TS_EIO, "%s: cannot read it: %s", path,
-		                    sf_error_number(bad));
-	return 0;
+	if (!rc && bad)
+		rc = ts_error_set(m->err, TS_EIO, "%s: cannot read it: %s", path,
+		                  sf_error_number(bad));
+	return rc;
 }
 
 /* The chapters' marks, from the lengths of their files. */
 static int set_chapters(m4b *m, const ts_m4b_chapter *ch, size_t n, int *rate)
 {
 	ts_error *err = m->err;
-	AVFormatContext *oc = m->oc;
-	int64_t start = 0;
-	if (!(oc->chapters = av_calloc(n, sizeof *oc->chapters)))
+	uint64_t start = 0;
+	if (!(m->chapter = calloc(n, sizeof *m->chapter)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	for (size_t i = 0; i < n; i++) {
 		SF_INFO info = {0};
@@ -274,38 +252,32 @@ static int set_chapters(m4b *m, const ts_m4b_chapter *ch, size_t n, int *rate)
 			    "%s: at %d Hz, the chapters before it at %d Hz: one book "
 			    "file holds one sample rate",
 			    ch[i].audio, info.samplerate, *rate);
-		AVChapter *c = av_mallocz(sizeof *c);
-		if (!c)
-			return ts_error_set(err, TS_ENOMEM, NULL);
-		oc->chapters[oc->nb_chapters++] = c;
-		c->id = (int64_t)i + 1;
-		c->time_base = (AVRational){1, info.samplerate};
-		c->start = start;
-		c->end = start += info.frames;
-		if (av_dict_set(&c->metadata, "title", ch[i].title, 0) < 0)
-			return ts_error_set(err, TS_ENOMEM, NULL);
+		m->chapter[i].title = ch[i].title;
+		m->chapter[i].start = start;
+		start += (uint64_t)info.frames;
 	}
+	if (*rate <= 0 || *rate > 65535)
+		return ts_error_set(err, TS_EINVAL, "%s: %d Hz: an M4B holds up to 65,535 Hz",
+		                    ch[0].audio, *rate);
 	return 0;
 }
 
-/* The AAC encoder and its stream, and the frame it is fed through. */
+/* The AAC encoder, and the frame it is fed through. */
 static int open_audio(m4b *m, int rate, int quality)
 {
 	ts_error *err = m->err;
 	const AVCodec *aac = avcodec_find_encoder(AV_CODEC_ID_AAC);
 	if (!aac)
 		return ts_error_set(err, TS_EINVAL, "this FFmpeg has no AAC encoder");
-	if (!(m->enc = avcodec_alloc_context3(aac)) ||
-	    !(m->audio = avformat_new_stream(m->oc, NULL)) || !(m->frame = av_frame_alloc()) ||
+	if (!(m->enc = avcodec_alloc_context3(aac)) || !(m->frame = av_frame_alloc()) ||
 	    !(m->pkt = av_packet_alloc()))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	m->enc->sample_fmt = AV_SAMPLE_FMT_FLTP;
 	m->enc->sample_rate = rate;
 	m->enc->bit_rate = ts_m4b_bitrate(quality);
 	m->enc->time_base = (AVRational){1, rate};
+	m->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER; /* the config, for the esds */
 	av_channel_layout_default(&m->enc->ch_layout, 1);
-	if (m->oc->oformat->flags & AVFMT_GLOBALHEADER)
-		m->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 	/* The fast coder: the default (two-loop search) takes some twenty
 	 * times as long for speech that sounds the same at these rates. */
 	AVDictionary *opts = NULL;
@@ -313,11 +285,11 @@ static int open_audio(m4b *m, int rate, int quality)
 	if (ret >= 0)
 		ret = avcodec_open2(m->enc, aac, &opts);
 	av_dict_free(&opts);
-	if (ret >= 0)
-		ret = avcodec_parameters_from_context(m->audio->codecpar, m->enc);
 	if (ret < 0)
 		return av_error(m, "cannot set up the AAC encoder", ret);
-	m->audio->time_base = m->enc->time_base;
+	if (m->enc->extradata_size < 2 || m->enc->extradata_size > 64)
+		return ts_error_set(err, TS_EIO, "%s: the AAC encoder gave no configuration",
+		                    m->path);
 	m->frame->nb_samples = m->enc->frame_size;
 	m->frame->format = AV_SAMPLE_FMT_FLTP;
 	m->frame->sample_rate = rate;
@@ -327,92 +299,82 @@ static int open_audio(m4b *m, int rate, int quality)
 	return 0;
 }
 
-/* The cover's stream: an attached picture, written as the file's "covr". */
-static AVStream *cover_stream(m4b *m, const cover *c)
+/* What the MP4 says besides the audio: chapters, tags, cover. */
+static void describe(m4b *m, int rate, size_t n, const ts_m4b_opts *o, const cover *c)
 {
-	AVStream *st = avformat_new_stream(m->oc, NULL);
-	if (!st)
-		return NULL;
-	st->disposition = AV_DISPOSITION_ATTACHED_PIC;
-	st->codecpar->codec_type = AVMEDIA_TYPE_VIDEO;
-	st->codecpar->codec_id = c->codec;
-	st->codecpar->width = c->width;
-	st->codecpar->height = c->height;
-	return st;
+	ts_mp4_info *in = &m->info;
+	memcpy(in->brand, "M4B ", 5);
+	in->rate = (unsigned)rate;
+	in->config = m->enc->extradata;
+	in->config_len = (size_t)m->enc->extradata_size;
+	in->priming = (unsigned)m->enc->initial_padding;
+	in->chapter = m->chapter;
+	in->chapters = n;
+	in->title = in->album = o->title;
+	in->artist = o->artist;
+	in->genre = "Audiobook";
+	in->tool = "tingshu " TS_VERSION;
+	in->track = in->tracks = 1;
+	in->cover = c->data;
+	in->cover_len = c->len;
+	in->cover_png = c->codec == AV_CODEC_ID_PNG;
 }
 
-static int set_tags(m4b *m, const ts_m4b_opts *o)
-{
-	AVDictionary **d = &m->oc->metadata;
-	int ret = av_dict_set(d, "title", o->title, 0);
-	if (ret >= 0)
-		ret = av_dict_set(d, "album", o->title, 0);
-	if (ret >= 0 && o->artist && o->artist[0])
-		ret = av_dict_set(d, "artist", o->artist, 0);
-	if (ret >= 0)
-		ret = av_dict_set(d, "genre", "Audiobook", 0);
-	if (ret >= 0)
-		ret = av_dict_set(d, "track", "1/1", 0);
-	return ret;
-}
-
-/* The file from its header to its trailer.  0 or a code with m->err
+/* The file from its header to its moov.  0 or a code with m->err
  * filled. */
 static int write_file(m4b *m, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
                       const cover *c)
 {
-	int rate = 0, ret;
-	AVStream *pic = NULL;
-	if ((ret = set_chapters(m, ch, n, &rate)) || (ret = open_audio(m, rate, o->quality)))
-		return ret;
-	if ((c->data && !(pic = cover_stream(m, c))) || set_tags(m, o) < 0)
-		return ts_error_set(m->err, TS_ENOMEM, NULL);
-	AVDictionary *opts = NULL;
-	if (av_dict_set(&opts, "brand", "M4B ", 0) < 0)
-		return ts_error_set(m->err, TS_ENOMEM, NULL);
-	ret = avformat_write_header(m->oc, &opts);
-	av_dict_free(&opts);
-	if (ret < 0)
-		return av_error(m, "cannot start the file", ret);
-	if (pic) {
-		AVPacket *p = av_packet_alloc();
-		if (!p || av_new_packet(p, (int)c->len) < 0) {
-			av_packet_free(&p);
-			return ts_error_set(m->err, TS_ENOMEM, NULL);
-		}
-		memcpy(p->data, c->data, c->len);
-		p->pts = p->dts = 0;
-		p->stream_index = pic->index;
-		p->flags |= AV_PKT_FLAG_KEY;
-		ret = av_interleaved_write_frame(m->oc, p);
-		av_packet_free(&p);
-		if (ret < 0)
-			return av_error(m, "cannot add the cover", ret);
-	}
+	int rate = 0, rc, e;
+	if ((rc = set_chapters(m, ch, n, &rate)) || (rc = open_audio(m, rate, o->quality)))
+		return rc;
+	describe(m, rate, n, o, c);
+	if (!(m->mp4 = ts_mp4_new(m->fd, m->spool, &m->info, &rc, &e)))
+		return e ? ts_error_set(m->err, rc, "%s: cannot write: %s", m->path, strerror(e))
+		         : ts_error_set(m->err, rc, NULL);
 	for (size_t i = 0; i < n; i++)
-		if ((ret = feed_chapter(m, ch[i].audio)))
-			return ret;
+		if ((rc = feed_chapter(m, ch[i].audio)))
+			return rc;
+	int64_t heard = m->pts + m->filled;
 	if (m->filled) { /* the last, short frame */
 		m->frame->nb_samples = m->filled;
 		m->frame->pts = m->pts;
-		if ((ret = encode(m, m->frame)) < 0)
-			return av_error(m, "cannot encode", ret);
+		if ((rc = encode(m, m->frame)))
+			return rc;
 	}
-	if ((ret = encode(m, NULL)) < 0 || (ret = av_write_trailer(m->oc)) < 0)
-		return av_error(m, "cannot finish the file", ret);
-	avio_flush(m->oc->pb);
-	if (m->io_errno || m->oc->pb->error)
-		return av_error(m, "cannot finish the file", m->oc->pb->error);
+	if ((rc = encode(m, NULL)))
+		return rc;
+	if ((rc = ts_mp4_finish(m->mp4, (uint64_t)heard)))
+		return mp4_error(m, rc);
 	return 0;
+}
+
+/* The file the sample table is spooled to: made beside the book file and
+ * unlinked at once, so that nothing of it is left whatever happens. */
+static int open_spool(const char *path, long owner_pid, ts_error *err)
+{
+	ts_buf name = {0};
+	ts_buf_printf(&name, "%s.sizes", path);
+	char *tmp = ts_buf_error(&name) ? NULL : ts_temp_name(name.data, owner_pid);
+	ts_buf_free(&name);
+	if (!tmp)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	int fd = ts_create_excl(tmp);
+	if (fd < 0)
+		ts_error_set(err, ts_errno_code(errno), "%s: cannot create it: %s", tmp,
+		             strerror(errno));
+	else
+		unlink(tmp);
+	free(tmp);
+	return fd;
 }
 
 int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
                  ts_error *err)
 {
-	m4b m = {.path = path, .err = err, .fd = -1};
+	m4b m = {.path = path, .err = err, .fd = -1, .spool = -1};
 	cover c = {0};
 	char *tmp = NULL;
-	unsigned char *buf = NULL;
 	int rc = 0;
 	if (n == 0)
 		return ts_error_set(err, TS_EINVAL, "%s: a book without chapters", path);
@@ -428,32 +390,23 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 		                  strerror(errno));
 		goto out;
 	}
-	int ret = avformat_alloc_output_context2(&m.oc, NULL, "mp4", NULL);
-	if (ret >= 0 &&
-	    (!(buf = av_malloc(IO_BUFFER)) ||
-	     !(m.oc->pb = avio_alloc_context(buf, IO_BUFFER, 1, &m, NULL, io_write, io_seek))))
-		ret = AVERROR(ENOMEM);
-	if (ret < 0) {
-		rc = av_error(&m, "cannot set up the muxer", ret);
+	if ((m.spool = open_spool(path, o->owner_pid, err)) < 0) {
+		rc = err->code;
 		goto out;
 	}
-	buf = NULL; /* the context's now */
-	m.oc->flags |= AVFMT_FLAG_CUSTOM_IO;
 	rc = write_file(&m, ch, n, o, &c);
 	if (!rc && fsync(m.fd) != 0 && errno != EINVAL)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
 out:
-	if (m.oc && m.oc->pb) {
-		av_freep(&m.oc->pb->buffer);
-		avio_context_free(&m.oc->pb);
-	}
-	av_free(buf);
-	avformat_free_context(m.oc);
+	ts_mp4_free(m.mp4);
+	free(m.chapter);
 	avcodec_free_context(&m.enc);
 	av_frame_free(&m.frame);
 	av_packet_free(&m.pkt);
 	av_freep(&c.data);
+	if (m.spool >= 0)
+		close(m.spool);
 	if (m.fd >= 0 && close(m.fd) != 0 && !rc)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));

@@ -4,9 +4,9 @@
  * QuickTime chapter track and the Nero chpl list, as FFmpeg's mp4 muxer
  * writes them), iTunes tags and a cover.
  *
- * Streamed: a block of samples at a time from each chapter file, so that
- * tingshu's memory stays flat whatever the book's length (the muxer keeps
- * an index entry per AAC packet, about 23 a second of audio at 24 kHz).
+ * Streamed: a block of samples at a time from each chapter file, and
+ * the MP4's sample table spooled to an unnamed file (audio/mp4.h), so
+ * that memory stays flat whatever the book's length.
  * Written at a temporary name made exclusively (ts_temp_name()), every
  * write checked. */
 #ifndef TS_M4B_H
