@@ -234,6 +234,11 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 		rc = ts_error_set(err, TS_ECANCELED, NULL);
 		goto fail;
 	}
+	/* An EPUB names its author: the tags' and manifest's, unless --author. */
+	if (!p->o.author && ts_book_author(p->book) &&
+	    ts_utf8_check(ts_book_author(p->book), strlen(ts_book_author(p->book)), 1) ==
+	        strlen(ts_book_author(p->book)))
+		p->o.author = ts_book_author(p->book);
 	p->n = ts_book_count(p->book);
 	if (p->n == 0) {
 		rc = ts_error_set(err, TS_EEMPTY,

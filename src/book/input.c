@@ -7,6 +7,7 @@
  * out not to be UTF-8 is decoded into a temporary UTF-8 file (also in
  * blocks) and that is scanned instead; see scan_file() for the policy. */
 #include "book/input.h"
+#include "book/epubread.h"
 
 #include "zh/heading.h"
 #include "text/encoding.h"
@@ -33,6 +34,9 @@ struct ts_book {
 	ts_chapter *ch;
 	size_t n, cap;
 	char *title;
+	char *author;         /* of an EPUB's metadata, or NULL */
+	unsigned char *cover; /* an EPUB's cover image, or NULL */
+	size_t cover_len;
 	char errmsg[1024];
 	ts_diag_fn diag;
 	void *ud;
@@ -136,6 +140,8 @@ void ts_book_free(ts_book *b)
 	}
 	free(b->temps);
 	free(b->title);
+	free(b->author);
+	free(b->cover);
 	free(b->encoding);
 	free(b->text_path);
 	free(b);
@@ -166,6 +172,17 @@ const char *ts_book_text_path(const ts_book *b)
 {
 	return b->text_path;
 }
+const char *ts_book_author(const ts_book *b)
+{
+	return b->author;
+}
+
+const unsigned char *ts_book_cover(const ts_book *b, size_t *len)
+{
+	*len = b->cover_len;
+	return b->cover;
+}
+
 const char *ts_book_title(const ts_book *b)
 {
 	return b->title ? b->title : "";
@@ -897,7 +914,7 @@ static const char *temp_dir(void)
 /* Is name a temporary file of a process of this machine that is gone? */
 static int temp_left_over(const char *name, const char *host)
 {
-	static const char *const kinds[] = {"tingshu-stdin-", "tingshu-utf8-"};
+	static const char *const kinds[] = {"tingshu-stdin-", "tingshu-utf8-", "tingshu-epub-"};
 	const char *p = NULL;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !p; i++)
 		if (strncmp(name, kinds[i], strlen(kinds[i])) == 0)
@@ -1417,6 +1434,73 @@ static int spool_stdin(ts_book *b, const char **out)
 	return rc;
 }
 
+/* ---- EPUB ----------------------------------------------------------- */
+
+/* An EPUB: its text written to a temporary file the book owns (titles on
+ * lines of their own, a paragraph a line), its chapters byte ranges of
+ * that file, as for a decoded text file. */
+static int scan_epub(ts_book *b, const char *path, const char *display)
+{
+	const char *tmp = NULL;
+	FILE *out = NULL;
+	ts_epub_book eb;
+	ts_error err = {0};
+	int rc = book_temp(b, "epub", display, &out, &tmp);
+	if (rc)
+		return rc;
+	rc = ts_epub_read(path, display, out, &eb, &err);
+	int e = errno;
+	if (fclose(out) != 0 && !rc) {
+		e = errno;
+		rc = ts_error_set(&err, temp_code(e), "%s: cannot write its text to %s: %s",
+		                  display, tmp, strerror(e));
+	}
+	if (!rc && cancelled(b))
+		rc = stopped(b, display);
+	else if (rc)
+		diag(b, TS_ERROR, "%s", err.msg);
+	scan sc = {.b = b, .display = display, .source = tmp};
+	char joined[HEAD_BYTES * 5] = "";
+	for (size_t i = 0; !rc && i < eb.chapters; i++) {
+		const ts_epub_chapter *c = &eb.chapter[i];
+		/* A part's heading with no text of its own (第一卷) goes before
+		 * the title of the chapter after it, as in a text file. */
+		char title[sizeof joined];
+		snprintf(title, sizeof title, "%.600s%s%.600s", joined, joined[0] ? " " : "",
+		         c->title);
+		joined[0] = '\0';
+		if (c->chars == 0 && !c->front && i + 1 < eb.chapters && !eb.chapter[i + 1].front)
+			snprintf(joined, sizeof joined, "%s", title);
+		else if (c->chars > 0 || !c->front)
+			rc =
+			    push_chapter(&sc, title, c->front, c->start, c->end, c->line, c->chars);
+	}
+	if (!rc && sc.added == 0)
+		scan_warn(&sc, "%s: no text; skipped", display);
+	scan_flush_warnings(&sc);
+	if (!rc && !b->title && !(b->title = ts_strdup(eb.title ? eb.title : "")))
+		rc = TS_ENOMEM;
+	if (!rc && !b->title[0]) {
+		free(b->title);
+		if (!(b->title = file_stem(display)))
+			rc = TS_ENOMEM;
+	}
+	if (!rc && !b->author && eb.author)
+		b->author = eb.author, eb.author = NULL;
+	if (!rc && !b->cover && eb.cover)
+		b->cover = eb.cover, b->cover_len = eb.cover_len, eb.cover = NULL;
+	if (!rc) {
+		free(b->text_path);
+		if (!(b->text_path = ts_strdup(tmp)))
+			rc = TS_ENOMEM;
+	}
+	ts_buf_free(&sc.held);
+	ts_epub_book_clear(&eb);
+	if (rc && sc.added == 0)
+		book_drop_temp(b);
+	return rc;
+}
+
 int ts_book_add(ts_book *b, const char *path)
 {
 	if (!b->swept) {
@@ -1446,6 +1530,8 @@ int ts_book_add(ts_book *b, const char *path)
 		diag(b, TS_ERROR, "%s: not a regular file (use - to read standard input)", path);
 		return TS_EINVAL;
 	}
+	if (ts_epub_sniff(path))
+		return scan_epub(b, path, path);
 	return scan_file(b, path, path, 1);
 }
 

@@ -1,7 +1,8 @@
 /* input.h - find the chapters of a book and read their text.
  *
  * An input is a .txt file (one chapter, or a whole book split at its
- * chapter headings), a directory of .txt files (each a chapter, in natural
+ * chapter headings), an EPUB (its chapters from its table of contents:
+ * see epubread.h), a directory of .txt files (each a chapter, in natural
  * order), or "-" for standard input (spooled to a temporary file so that
  * workers can read it, and checked as it comes: see input.c).  Text in UTF-8 (with or without a
  * byte-order mark), UTF-16 or UTF-32 with a byte-order mark, GB18030/GBK/GB2312 or Big5 is
@@ -20,8 +21,9 @@
  * byte that is not text and past TINGSHU_STDIN_MAX bytes (256 MB).  A
  * chapter with no text is skipped with a warning.
  *
- * Temporary files are TMPDIR/tingshu-stdin-PID@HOST-XXXXXX and
- * tingshu-utf8-PID@HOST-XXXXXX: the book removes its own; those of a run
+ * Temporary files are TMPDIR/tingshu-stdin-PID@HOST-XXXXXX,
+ * tingshu-utf8-PID@HOST-XXXXXX and tingshu-epub-PID@HOST-XXXXXX (the text
+ * of an EPUB): the book removes its own; those of a run
  * of this machine that was killed are removed by the next one. */
 #ifndef TS_INPUT_H
 #define TS_INPUT_H
@@ -80,8 +82,14 @@ const char *ts_book_errmsg(const ts_book *b);
  * its decoded temporary copy.  NULL before a file was scanned; valid
  * until ts_book_free(). */
 const char *ts_book_text_path(const ts_book *b);
-/* Book title: first line of the front matter, or the name of the first
- * input.  Never NULL once an input was added ("" before). */
+/* The author an EPUB's metadata names (dc:creator), or NULL. */
+const char *ts_book_author(const ts_book *b);
+/* An EPUB's cover image (its bytes, *len of them), or NULL.  Valid until
+ * ts_book_free(). */
+const unsigned char *ts_book_cover(const ts_book *b, size_t *len);
+/* Book title: an EPUB's dc:title, the first line of the front matter, or
+ * the name of the first input.  Never NULL once an input was added (""
+ * before). */
 const char *ts_book_title(const ts_book *b);
 size_t ts_book_count(const ts_book *b);
 const ts_chapter *ts_book_chapter(const ts_book *b, size_t i);
