@@ -44,7 +44,7 @@ static const char *fuzz_file(const uint8_t *data, size_t size)
 
 /* The number of lines of data: a loader finds at most that many entries,
  * and names no line after it. */
-static size_t fuzz_lines(const uint8_t *data, size_t size)
+static inline size_t fuzz_lines(const uint8_t *data, size_t size)
 {
 	size_t n = size > 0 && data[size - 1] != '\n';
 	for (size_t i = 0; i < size; i++)
@@ -55,8 +55,8 @@ static size_t fuzz_lines(const uint8_t *data, size_t size)
 /* A loader's error: its code one of the allowed (a 0-terminated list), its
  * message naming the file (but "out of memory"), and "PATH:LINE: ..."
  * naming a line that exists. */
-static void fuzz_check_error(const ts_error *err, int rc, const char *path, size_t lines,
-                             const int *allowed)
+static inline void fuzz_check_error(const ts_error *err, int rc, const char *path, size_t lines,
+                                    const int *allowed)
 {
 	int ok = 0;
 	for (const int *a = allowed; *a; a++)

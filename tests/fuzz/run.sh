@@ -6,7 +6,7 @@
 #   REPORT  the figures, a line per target (default build-fuzz/fuzz-report.txt):
 #           TARGET executions=N exec_per_s=N seconds=N crashes=N corpus=N [crash=FILE]
 #   TARGET  fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules
-#           fuzz_wordtab (default: all)
+#           fuzz_wordtab fuzz_epub (default: all)
 # Builds build-fuzz/ with clang (TS_FUZZ_BUILD=DIR for another folder); keeps
 # each target's corpus under DIR/tests/fuzz/ (work/ beside seed/) and the log
 # of each run as DIR/tests/fuzz/TARGET.log.  libFuzzer stops at the first
@@ -18,7 +18,7 @@ runs=${1:-1000000}
 build=${TS_FUZZ_BUILD:-build-fuzz}
 report=${2:-$build/fuzz-report.txt}
 [ $# -gt 2 ] && shift 2 || set --
-targets=${*:-fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules fuzz_wordtab}
+targets=${*:-fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules fuzz_wordtab fuzz_epub}
 CC=clang cmake -S . -B "$build" -DTINGSHU_FUZZ=ON >/dev/null
 # shellcheck disable=SC2086
 cmake --build "$build" -j"$(nproc)" --target $targets
@@ -33,6 +33,7 @@ for t in $targets; do
 	fuzz_readalong) corpus=vtt-corpus max_len=16384 ;;
 	fuzz_voice) corpus=$t-corpus max_len=4096 ;;
 	fuzz_rules) corpus=$t-corpus max_len=16384 ;;
+	fuzz_epub) corpus=$t-corpus max_len=65536 ;;
 	*) corpus=$t-corpus max_len=8192 ;;
 	esac
 	mkdir -p "$corpus/work"
