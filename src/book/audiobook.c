@@ -239,6 +239,17 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 	    ts_utf8_check(ts_book_author(p->book), strlen(ts_book_author(p->book)), 1) ==
 	        strlen(ts_book_author(p->book)))
 		p->o.author = ts_book_author(p->book);
+	/* And its cover is the whole-book files' cover, unless --cover. */
+	if (!p->o.cover && p->book_kinds && ts_book_cover(p->book)) {
+		ts_error bad = {0};
+		if (ts_m4b_check_cover(ts_book_cover(p->book), &bad) == 0)
+			p->o.cover = ts_book_cover(p->book);
+		else if (diag_fn)
+			diag_fn(
+			    ud, TS_WARNING,
+			    "the EPUB's cover is not a JPEG or PNG picture of at most 20 MB: the "
+			    "whole-book files have no cover (give one with --cover)");
+	}
 	p->n = ts_book_count(p->book);
 	if (p->n == 0) {
 		rc = ts_error_set(err, TS_EEMPTY,

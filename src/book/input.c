@@ -34,9 +34,8 @@ struct ts_book {
 	ts_chapter *ch;
 	size_t n, cap;
 	char *title;
-	char *author;         /* of an EPUB's metadata, or NULL */
-	unsigned char *cover; /* an EPUB's cover image, or NULL */
-	size_t cover_len;
+	char *author;      /* of an EPUB's metadata, or NULL */
+	const char *cover; /* an EPUB's cover image, copied to a temporary file */
 	char errmsg[1024];
 	ts_diag_fn diag;
 	void *ud;
@@ -141,7 +140,6 @@ void ts_book_free(ts_book *b)
 	free(b->temps);
 	free(b->title);
 	free(b->author);
-	free(b->cover);
 	free(b->encoding);
 	free(b->text_path);
 	free(b);
@@ -177,9 +175,8 @@ const char *ts_book_author(const ts_book *b)
 	return b->author;
 }
 
-const unsigned char *ts_book_cover(const ts_book *b, size_t *len)
+const char *ts_book_cover(const ts_book *b)
 {
-	*len = b->cover_len;
 	return b->cover;
 }
 
@@ -914,7 +911,8 @@ static const char *temp_dir(void)
 /* Is name a temporary file of a process of this machine that is gone? */
 static int temp_left_over(const char *name, const char *host)
 {
-	static const char *const kinds[] = {"tingshu-stdin-", "tingshu-utf8-", "tingshu-epub-"};
+	static const char *const kinds[] = {"tingshu-stdin-", "tingshu-utf8-", "tingshu-epub-",
+	                                    "tingshu-cover-"};
 	const char *p = NULL;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !p; i++)
 		if (strncmp(name, kinds[i], strlen(kinds[i])) == 0)
@@ -1436,6 +1434,30 @@ static int spool_stdin(ts_book *b, const char **out)
 
 /* ---- EPUB ----------------------------------------------------------- */
 
+/* The EPUB's cover picture, into a temporary file the book owns, for the
+ * whole-book files (which take a file, as --cover gives). */
+static int keep_cover(ts_book *b, const char *display, const unsigned char *data, size_t n)
+{
+	FILE *f;
+	const char *path;
+	int rc = book_temp(b, "cover", display, &f, &path);
+	if (rc)
+		return rc;
+	int e = 0;
+	if (fwrite(data, 1, n, f) != n)
+		e = errno;
+	if (fclose(f) != 0 && !e)
+		e = errno;
+	if (e) {
+		diag(b, TS_ERROR, "%s: cannot copy its cover to %s: %s", display, path,
+		     strerror(e));
+		book_drop_temp(b);
+		return temp_code(e);
+	}
+	b->cover = path;
+	return 0;
+}
+
 /* An EPUB: its text written to a temporary file the book owns (titles on
  * lines of their own, a paragraph a line), its chapters byte ranges of
  * that file, as for a decoded text file. */
@@ -1488,7 +1510,7 @@ static int scan_epub(ts_book *b, const char *path, const char *display)
 	if (!rc && !b->author && eb.author)
 		b->author = eb.author, eb.author = NULL;
 	if (!rc && !b->cover && eb.cover)
-		b->cover = eb.cover, b->cover_len = eb.cover_len, eb.cover = NULL;
+		rc = keep_cover(b, display, eb.cover, eb.cover_len);
 	if (!rc) {
 		free(b->text_path);
 		if (!(b->text_path = ts_strdup(tmp)))

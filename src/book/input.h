@@ -22,9 +22,9 @@
  * chapter with no text is skipped with a warning.
  *
  * Temporary files are TMPDIR/tingshu-stdin-PID@HOST-XXXXXX,
- * tingshu-utf8-PID@HOST-XXXXXX and tingshu-epub-PID@HOST-XXXXXX (the text
- * of an EPUB): the book removes its own; those of a run
- * of this machine that was killed are removed by the next one. */
+ * tingshu-utf8-PID@HOST-XXXXXX, tingshu-epub-PID@HOST-XXXXXX (the text of
+ * an EPUB) and tingshu-cover-PID@HOST-XXXXXX (its cover picture): the book removes its own; those
+ * of a run of this machine that was killed are removed by the next one. */
 #ifndef TS_INPUT_H
 #define TS_INPUT_H
 
@@ -84,9 +84,9 @@ const char *ts_book_errmsg(const ts_book *b);
 const char *ts_book_text_path(const ts_book *b);
 /* The author an EPUB's metadata names (dc:creator), or NULL. */
 const char *ts_book_author(const ts_book *b);
-/* An EPUB's cover image (its bytes, *len of them), or NULL.  Valid until
- * ts_book_free(). */
-const unsigned char *ts_book_cover(const ts_book *b, size_t *len);
+/* The path of a copy of an EPUB's cover picture (the first EPUB's that
+ * has one), or NULL.  Valid until ts_book_free(), which removes it. */
+const char *ts_book_cover(const ts_book *b);
 /* Book title: an EPUB's dc:title, the first line of the front matter, or
  * the name of the first input.  Never NULL once an input was added (""
  * before). */
