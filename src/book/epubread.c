@@ -40,6 +40,8 @@ typedef struct reader {
 	size_t *spine; /* linear documents, as indexes of items */
 	char *skip;    /* per spine document: not the book's text (guide, nav) */
 	size_t nspine;
+	item **by_id;    /* the items sorted by id */
+	size_t *by_name; /* the spine's indexes sorted by their documents' names */
 	char *toc_id, *cover_id;
 	toc_entry *toc;
 	size_t ntoc;
@@ -369,12 +371,32 @@ static int check_encryption(reader *r)
 
 /* ---- the package ----------------------------------------------------- */
 
+/* Lookups by id and by name are binary searches: a book of thousands of
+ * chapters has thousands of items, spine entries and contents entries. */
+static int cmp_item_id(const void *a, const void *b)
+{
+	return strcmp((*(item *const *)a)->id, (*(item *const *)b)->id);
+}
+
 static item *item_by_id(reader *r, const char *id)
 {
-	for (size_t i = 0; id && i < r->nitems; i++)
-		if (strcmp(r->items[i].id, id) == 0)
-			return &r->items[i];
-	return NULL;
+	if (!id || !r->by_id)
+		return NULL;
+	item key = {.id = (char *)id}, *k = &key;
+	item **hit = bsearch(&k, r->by_id, r->nitems, sizeof *r->by_id, cmp_item_id);
+	return hit ? *hit : NULL;
+}
+
+static int index_items(reader *r)
+{
+	if (r->nitems == 0)
+		return 0;
+	if (!(r->by_id = malloc(r->nitems * sizeof *r->by_id)))
+		return oom(r);
+	for (size_t i = 0; i < r->nitems; i++)
+		r->by_id[i] = &r->items[i];
+	qsort(r->by_id, r->nitems, sizeof *r->by_id, cmp_item_id);
+	return 0;
 }
 
 static void set_meta(char **dst, xmlNode *n)
@@ -445,11 +467,42 @@ static int read_spine(reader *r, xmlNode *spine)
 	return r->rc;
 }
 
+static int cmp_spine_name(const void *a, const void *b, void *ud)
+{
+	const reader *r = ud;
+	int c = strcmp(r->items[r->spine[*(const size_t *)a]].name,
+	               r->items[r->spine[*(const size_t *)b]].name);
+	return c ? c
+	         : (*(const size_t *)a > *(const size_t *)b) -
+	               (*(const size_t *)a < *(const size_t *)b);
+}
+
+static int index_spine(reader *r)
+{
+	if (r->nspine == 0)
+		return 0;
+	if (!(r->by_name = malloc(r->nspine * sizeof *r->by_name)))
+		return oom(r);
+	for (size_t i = 0; i < r->nspine; i++)
+		r->by_name[i] = i;
+	qsort_r(r->by_name, r->nspine, sizeof *r->by_name, cmp_spine_name, r);
+	return 0;
+}
+
+/* The first place of the document name in the spine, or -1. */
 static ssize_t spine_index(const reader *r, const char *name)
 {
-	for (size_t i = 0; i < r->nspine; i++)
-		if (strcmp(r->items[r->spine[i]].name, name) == 0)
-			return (ssize_t)i;
+	size_t lo = 0, hi = r->nspine;
+	while (r->by_name && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(r->items[r->spine[r->by_name[mid]]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->by_name && lo < r->nspine &&
+	    strcmp(r->items[r->spine[r->by_name[lo]]].name, name) == 0)
+		return (ssize_t)r->by_name[lo];
 	return -1;
 }
 
@@ -491,8 +544,9 @@ static int read_package(reader *r, const char *opf)
 			r->cover_id = ts_strdup(content);
 		xmlFree(name), xmlFree(content);
 	}
-	if (!read_manifest(r, child(pkg, "manifest")))
-		read_spine(r, child(pkg, "spine"));
+	if (!read_manifest(r, child(pkg, "manifest")) && !index_items(r) &&
+	    !read_spine(r, child(pkg, "spine")))
+		index_spine(r);
 	if (!r->rc)
 		read_guide(r, child(pkg, "guide"));
 	xmlFreeDoc(d);
@@ -669,25 +723,30 @@ static int cjk(uint32_t c)
 static void add_text(reader *r, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	size_t n = strlen(s);
+	size_t n = strlen(s), run = SIZE_MAX; /* the start of a run of text kept as it is */
 	for (size_t i = 0; i < n;) {
-		uint32_t c;
-		int k = ts_utf8_decode(u + i, n - i, &c);
-		if (k <= 0) { /* libxml2 gives UTF-8: not expected */
-			i++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0xA0) {
-			r->space = r->para.len > 0;
-		} else if (c >= 0x20 && c != 0x7F && !(c >= 0x80 && c < 0xA0)) {
+		uint32_t c = u[i];
+		int k = c < 0x80 ? 1 : ts_utf8_decode(u + i, n - i, &c);
+		int space =
+		    c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0xA0;
+		int keep = k > 0 && !space && c >= 0x20 && c != 0x7F && !(c >= 0x80 && c < 0xA0);
+		if (keep && run == SIZE_MAX) {
 			if (r->space && !(cjk(r->last) && cjk(c)))
 				ts_buf_putc(&r->para, ' ');
 			r->space = 0;
-			ts_buf_append(&r->para, s + i, (size_t)k);
-			r->last = c;
+			run = i;
+		} else if (!keep && run != SIZE_MAX) {
+			ts_buf_append(&r->para, s + run, i - run);
+			run = SIZE_MAX;
 		}
-		i += (size_t)k;
+		if (keep)
+			r->last = c;
+		else if (space)
+			r->space = r->para.len > 0;
+		i += k > 0 ? (size_t)k : 1; /* libxml2 gives UTF-8: k <= 0 is not expected */
 	}
+	if (run != SIZE_MAX)
+		ts_buf_append(&r->para, s + run, n - run);
 	if (ts_buf_error(&r->para))
 		oom(r);
 }
@@ -919,6 +978,8 @@ int ts_epub_read(const char *path, const char *display, FILE *out, ts_epub_book 
 	free(r.toc);
 	free(r.spine);
 	free(r.skip);
+	free(r.by_id);
+	free(r.by_name);
 	free(r.opf_dir);
 	free(r.toc_id);
 	free(r.cover_id);
