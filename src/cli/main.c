@@ -193,6 +193,7 @@ static const char main_help[] =
     "Example:\n"
     "  tingshu build -o out/ 三国演义.txt    # a whole book, split at its chapter headings\n"
     "  tingshu build -o out/ chapters/       # a folder of chapter files, in natural order\n"
+    "  tingshu build -o out/ book.epub       # an EPUB, chapters from its contents\n"
     "\n"
     "Exit status: 0 success, 1 some input failed (the rest is still built), 2 usage\n"
     "error, 75 a retry may succeed (disk full, a worker killed, out of memory).\n";
@@ -213,9 +214,11 @@ static const char build_head[] =
     "Make an audiobook: one audio file per chapter, a manifest and a playlist.\n"
     "\n"
     "INPUT is a .txt file (one chapter, or a whole book that is split at its\n"
-    "chapter headings: 第N章/回/节/卷/集/部, 楔子, 序章, 尾声, 番外 ...), a directory of\n"
-    ".txt files (each a chapter, in natural order: 2 before 10), or - for standard\n"
-    "input.  Text before the first heading of a book becomes its front matter.\n"
+    "chapter headings: 第N章/回/节/卷/集/部, 楔子, 序章, 尾声, 番外 ...), an EPUB\n"
+    "without DRM (chapters from its table of contents; title, author and cover\n"
+    "from its metadata), a directory of .txt files (each a chapter, in natural\n"
+    "order: 2 before 10), or - for standard input.  Text before the first heading\n"
+    "of a book becomes its front matter.\n"
     "Text may be UTF-8, UTF-16 with a byte-order mark, GB18030/GBK/GB2312 or Big5;\n"
     "the encoding is detected.\n";
 
@@ -247,7 +250,8 @@ static const char text_head[] =
     "Print the text as it will be spoken, to check a book before a long build:\n"
     "one output line per input line (per paragraph where tags such as <p> or <br>\n"
     "split a line), after cleaning and normalization (numbers as words, lookalike\n"
-    "characters repaired).  FILE may be - for standard input.\n";
+    "characters repaired).  FILE may be an EPUB (its chapters' titles on lines of\n"
+    "their own, then their paragraphs), or - for standard input.\n";
 
 static const char pinyin_head[] =
     "Usage: tingshu pinyin [OPTIONS] FILE...\n"
@@ -363,7 +367,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 
 /* clang-format off */
 static const command commands[] = {
-    {"build", build_head, build_tail, "no INPUT given (a .txt file, a directory, or -)", cmd_build,
+    {"build", build_head, build_tail, "no INPUT given (a .txt file, an EPUB, a directory, or -)", cmd_build,
      {OPT_BLOCK(build_rows, &bo), OPT_BLOCK(read_rows, &bo.read), OPT_BLOCK(voices_dir_rows, &bo.read),
       OPT_BLOCK(build_cli_rows, &g), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
     {"text", text_head, "", "no FILE given", cmd_text,
