@@ -150,7 +150,8 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 
 /* The closing line of a build into outdir, cut to fit out: "built 3 of 40
  * chapters (1 h 02 min of audio), 37 up to date in 1 min 05 s into out",
- * or "40 chapters up to date in out". */
+ * with ", 2 failed" before " in" when chapters failed, or "40 chapters up
+ * to date in out".  Job logs grep for it: keep its shape. */
 void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz);
 
 /* ---- the spoken text ------------------------------------------------ */

@@ -364,7 +364,7 @@ void ts_progress_text(const ts_progress *p, char *out, size_t sz)
 
 void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz)
 {
-	char audio[64], took[64], kept[64] = "";
+	char audio[64], took[64], kept[64] = "", failed[64] = "";
 	if (s->built == 0 && s->failed == 0) {
 		snprintf(out, sz, "%zu chapters up to date in %s", s->kept, outdir);
 		return;
@@ -373,8 +373,10 @@ void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, s
 	ts_duration_text(s->elapsed_s, took, sizeof took);
 	if (s->kept)
 		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
-	snprintf(out, sz, "built %zu of %zu chapters (%s of audio)%s in %s into %s", s->built,
-	         s->chapters, audio, kept, took, outdir);
+	if (s->failed)
+		snprintf(failed, sizeof failed, ", %zu failed", s->failed);
+	snprintf(out, sz, "built %zu of %zu chapters (%s of audio)%s%s in %s into %s", s->built,
+	         s->chapters, audio, kept, failed, took, outdir);
 }
 
 typedef struct progress {
