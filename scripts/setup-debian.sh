@@ -3,7 +3,7 @@
 # available).  With --test, also what the test suite uses.
 set -eu
 pkgs="build-essential cmake pkg-config libespeak-ng-dev espeak-ng-data libsndfile1-dev libuchardet-dev libutf8proc-dev libebur128-dev libsoxr-dev libavformat-dev libavcodec-dev libzip-dev libxml2-dev"
-test_pkgs="jq unzip epubcheck default-jre-headless valgrind espeak-ng util-linux clang libclang-rt-14-dev clang-format python3 chromium chromium-driver"
+test_pkgs="jq unzip epubcheck default-jre-headless valgrind espeak-ng util-linux clang libclang-rt-14-dev clang-format python3 chromium chromium-driver parallel openssh-server openssh-client rsync slurm-wlm munge"
 if [ "${1:-}" = "--test" ]; then
 	pkgs="$pkgs $test_pkgs"
 fi
