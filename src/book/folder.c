@@ -151,12 +151,62 @@ static int same_content(const char *path, const ts_buf *text)
 	return same && off == text->len;
 }
 
+/* Do the files at a and b hold the same bytes? */
+static int same_files(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || !S_ISREG(sa.st_mode) ||
+	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size)
+		return 0;
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	char ba[8192], bb[8192];
+	size_t ga, gb;
+	int same = fa && fb;
+	while (same && (ga = fread(ba, 1, sizeof ba, fa)) > 0) {
+		gb = fread(bb, 1, ga, fb);
+		same = gb == ga && memcmp(ba, bb, ga) == 0;
+	}
+	same = same && !ferror(fa) && !ferror(fb);
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* The read-along page at its temporary name tmp, written as it is made
+ * (a book's page holds every sentence: megabytes).  *changed: it differs
+ * from the page at path (else tmp is removed).  0 or a code with err. */
+static int write_page(const ts_plan *p, const char *title, const ts_chapter_entry *e, size_t n,
+                      const char *path, const char *tmp, int *changed, ts_error *err)
+{
+	int e_no = 0, rc;
+	FILE *f = ts_fcreate_excl(tmp, "wb");
+	*changed = 0;
+	if (!f)
+		return ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
+		                    strerror(errno));
+	rc = ts_readalong_write(f, p->o.outdir, title, e, n, p->diag, p->ud, &e_no);
+	if (fclose(f) != 0 && !rc)
+		rc = TS_EIO, e_no = errno;
+	if (rc == TS_EIO)
+		rc = ts_error_set(err, ts_errno_code(e_no), "%s: write failed: %s", path,
+		                  strerror(e_no));
+	else if (rc)
+		rc = ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
+	if (!rc && !(*changed = !same_files(tmp, path)))
+		unlink(tmp);
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
 /* The book files, from the records: the read-along page (it reads the
  * chapters' timing files), playlist.m3u and manifest.json.  Each is
  * written at its temporary name, those whose bytes change (an up-to-date
- * book is not touched), and then all are put in place together, after the
- * files of the chapter landing (l, may be NULL) and the manifest last: book
- * files that tell of one state of the folder. */
+ * book is not touched; the page is written and compared), and then all are put in place together,
+ * after the files of the chapter landing (l, may be NULL) and the manifest last: book files that
+ * tell of one state of the folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
                           size_t n, const ts_landing *l, long pid, ts_error *err)
 {
@@ -165,15 +215,24 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 	ts_buf text[3] = {{0}};
 	char path[3][PATH_MAX], *tmp[TS_RECORD_FILES + 4] = {0}, *put[TS_RECORD_FILES + 4];
 	size_t nl = l ? l->n : 0, k = nl;
-	int rc = 0;
+	int rc = 0, changed;
 	for (size_t i = 0; i < nl; i++)
 		tmp[i] = l->tmp[i], put[i] = l->path[i];
-	if (ts_readalong_html(&text[0], p->o.outdir, title, e, n, p->diag, p->ud))
-		ts_buf_free(&text[0]), text[0].err = TS_ENOMEM;
 	ts_playlist(&text[1], title, e, n);
 	ts_manifest(&text[2], title, set, e, n);
 	for (int i = 0; i < 3 && !rc; i++) {
 		ts_plan_path(p, names[i], path[i]);
+		if (i == 0) { /* the page: written as it is made */
+			if (!(tmp[k] = ts_temp_name(path[i], pid)))
+				rc = ts_error_set(err, TS_ENOMEM, NULL);
+			else if (!(rc = write_page(p, title, e, n, path[i], tmp[k], &changed,
+			                           err)) &&
+			         changed)
+				put[k++] = path[i];
+			else
+				free(tmp[k]), tmp[k] = NULL;
+			continue;
+		}
 		if (ts_buf_error(&text[i]))
 			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
 			                  ts_strerror(ts_buf_error(&text[i])));

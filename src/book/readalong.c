@@ -657,16 +657,40 @@ static int cue_json(ts_buf *b, size_t pos, const ts_cue *cues, size_t n)
 	return rc ? TS_ENOMEM : 0;
 }
 
-int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
+/* Where the page goes: appended to a buffer, or written to a file a piece
+ * at a time, so that only a chapter's cues are ever in memory. */
+typedef struct page_out {
+	ts_buf *all;  /* or NULL */
+	FILE *f;      /* when all is NULL */
+	ts_buf piece; /* written so far and not yet passed on */
+	int sys_errno;
+} page_out;
+
+/* Pass the piece on; 0, TS_ENOMEM or TS_EIO (errno in o->sys_errno). */
+static int pass_piece(page_out *o, int rc)
+{
+	if (!rc && ts_buf_error(&o->piece))
+		rc = TS_ENOMEM;
+	if (!rc && o->all)
+		rc = ts_buf_append(o->all, o->piece.data, o->piece.len) ? TS_ENOMEM : 0;
+	else if (!rc && o->piece.len &&
+	         fwrite(o->piece.data, 1, o->piece.len, o->f) != o->piece.len)
+		o->sys_errno = errno ? errno : EIO, rc = TS_EIO;
+	ts_buf_clear(&o->piece);
+	return rc;
+}
+
+/* The page, in two passes over the timing files: the first learns which
+ * chapters have text (for the page's top and its list of chapters, which
+ * come first) and warns about the files it cannot use; the second reads
+ * them again, one at a time, for their cues. */
+static int write_page(page_out *o, const char *outdir, const char *book_title,
                       const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud)
 {
-	ts_buf toc = {0}, data = {0};
-	int first_vtt = 0;
-	int rc = ts_buf_printf(&toc, "<nav id=\"toc\" aria-labelledby=\"toc-h\" tabindex=\"-1\">\n"
-	                             "<h2 id=\"toc-h\">目录</h2>\n");
-	if (!rc)
-		rc = n ? ts_buf_printf(&toc, "<ol>\n") : ts_buf_printf(&toc, "<p>没有章节。</p>\n");
-	/* Each timing file is read, embedded and freed before the next. */
+	enum { HAS_VTT = 1, HAS_CUES = 2 };
+	unsigned char *has = calloc(n ? n : 1, 1);
+	ts_buf *b = &o->piece;
+	int rc = has ? 0 : TS_ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++) {
 		ts_cue *cues = NULL;
 		size_t ncues = 0;
@@ -674,28 +698,58 @@ int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
 		if (ch[i].vtt)
 			rc = read_cues(outdir, ch[i].vtt, ch[i].vtt_from, &cues, &ncues, &vtt, diag,
 			               ud);
-		if (i == 0)
-			first_vtt = vtt;
-		if (!rc)
-			rc = toc_entry(&toc, &ch[i], i, vtt, ncues);
-		if (!rc && ncues)
-			rc = cue_json(&data, i, cues, ncues);
+		has[i] = (unsigned char)((vtt ? HAS_VTT : 0) | (ncues ? HAS_CUES : 0));
 		ts_cues_free(cues, ncues);
 	}
-	if (!rc && n)
-		rc = ts_buf_printf(&toc, "</ol>\n");
 	if (!rc)
-		rc = ts_buf_printf(&toc, "</nav>\n");
+		rc = pass_piece(
+		    o, page_top(b, book_title, n ? &ch[0] : NULL, n && (has[0] & HAS_VTT)));
+	if (!rc) {
+		rc = ts_buf_printf(b,
+		                   "<nav id=\"toc\" aria-labelledby=\"toc-h\" tabindex=\"-1\">\n"
+		                   "<h2 id=\"toc-h\">目录</h2>\n%s",
+		                   n ? "<ol>\n" : "<p>没有章节。</p>\n");
+		rc = pass_piece(o, rc ? TS_ENOMEM : 0);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = pass_piece(o, toc_entry(b, &ch[i], i, has[i] & HAS_VTT, has[i] & HAS_CUES));
 	if (!rc)
-		rc = page_top(out, book_title, n ? &ch[0] : NULL, first_vtt);
+		rc = pass_piece(o,
+		                ts_buf_printf(b, "%s</nav>\n", n ? "</ol>\n" : "") ? TS_ENOMEM : 0);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!(has[i] & HAS_CUES))
+			continue;
+		ts_cue *cues = NULL;
+		size_t ncues = 0;
+		int vtt = 0;
+		rc = read_cues(outdir, ch[i].vtt, ch[i].vtt_from, &cues, &ncues, &vtt, NULL, NULL);
+		if (!rc && ncues)
+			rc = pass_piece(o, cue_json(b, i, cues, ncues));
+		ts_cues_free(cues, ncues);
+	}
 	if (!rc)
-		rc = ts_buf_append(out, toc.data, toc.len);
-	if (!rc && data.len)
-		rc = ts_buf_append(out, data.data, data.len);
-	if (!rc)
-		rc = ts_buf_printf(out, "<script>\n%s</script>\n</body>\n</html>\n",
-		                   ts_readalong_js);
-	ts_buf_free(&toc);
-	ts_buf_free(&data);
-	return rc ? TS_ENOMEM : 0;
+		rc = pass_piece(o, ts_buf_printf(b, "<script>\n%s</script>\n</body>\n</html>\n",
+		                                 ts_readalong_js)
+		                       ? TS_ENOMEM
+		                       : 0);
+	free(has);
+	ts_buf_free(&o->piece);
+	return rc;
+}
+
+int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
+                      const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud)
+{
+	page_out o = {.all = out};
+	return write_page(&o, outdir, book_title, ch, n, diag, ud);
+}
+
+int ts_readalong_write(FILE *f, const char *outdir, const char *book_title,
+                       const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud,
+                       int *sys_errno)
+{
+	page_out o = {.f = f};
+	int rc = write_page(&o, outdir, book_title, ch, n, diag, ud);
+	*sys_errno = o.sys_errno;
+	return rc;
 }

@@ -21,6 +21,7 @@
 #include "base/util.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* One cue of a timing file. */
 typedef struct ts_cue {
@@ -53,5 +54,12 @@ void ts_cues_free(ts_cue *cues, size_t n);
  * NULL) and its chapter gets audio only.  Returns 0 or TS_ENOMEM. */
 int ts_readalong_html(ts_buf *out, const char *outdir, const char *book_title,
                       const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud);
+
+/* The same page written to f as it is made: only one chapter's cues are
+ * in memory at a time, whatever the book's length.  0, TS_ENOMEM, or
+ * TS_EIO when writing failed (*sys_errno then says why). */
+int ts_readalong_write(FILE *f, const char *outdir, const char *book_title,
+                       const ts_chapter_entry *ch, size_t n, ts_diag_fn diag, void *ud,
+                       int *sys_errno);
 
 #endif

@@ -9,6 +9,7 @@
 #include "book/readalong.h"
 #include "base/util.h"
 
+#include <errno.h>
 #include <sys/stat.h>
 
 static const char *scratch;
@@ -206,6 +207,31 @@ static void test_page(const char *data_dir)
 	CHECK(ts_readalong_html(&page, scratch, "三国 & 水浒", ch, 4, on_diag, NULL) == 0);
 	CHECK(diag_count == 2);
 	CHECK(strstr(diag_last, "004-missing.vtt") != NULL);
+	/* Written to a file as it is made (what a build does): the same bytes,
+	 * the same warnings; a full disk says so. */
+	FILE *f = tmpfile();
+	int e = 0;
+	diag_count = 0;
+	CHECK(f && ts_readalong_write(f, scratch, "三国 & 水浒", ch, 4, on_diag, NULL, &e) == 0);
+	CHECK(diag_count == 2);
+	if (f) {
+		ts_buf streamed = {0};
+		char block[4096];
+		size_t got;
+		rewind(f);
+		while ((got = fread(block, 1, sizeof block, f)) > 0)
+			ts_buf_append(&streamed, block, got);
+		CHECK(streamed.len == page.len && memcmp(streamed.data, page.data, page.len) == 0);
+		ts_buf_free(&streamed);
+		fclose(f);
+	}
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		setvbuf(full, NULL, _IONBF, 0);
+		CHECK(ts_readalong_write(full, scratch, "书", ch, 4, NULL, NULL, &e) == TS_EIO);
+		CHECK(e == ENOSPC);
+		fclose(full);
+	}
 	/* Nothing can end the page's elements early. */
 	CHECK(count(page.data, "<script") == 2 && count(page.data, "</script") == 2);
 	CHECK(count(page.data, "<style") == 1 && count(page.data, "</style") == 1);
