@@ -35,10 +35,14 @@ typedef struct out {
 	int code, sys_errno;
 } out;
 
-static int out_flush(out *o)
+/* Write p[0..n) at the file offset at, or where the file is when at is
+ * -1; the first failure is kept in o and ends every later write. */
+static int write_all(out *o, const void *p, size_t n, int64_t at)
 {
-	for (size_t done = 0; !o->code && done < o->fill;) {
-		ssize_t k = write(o->fd, o->buf + done, o->fill - done);
+	const unsigned char *s = p;
+	for (size_t done = 0; !o->code && done < n;) {
+		ssize_t k = at < 0 ? write(o->fd, s + done, n - done)
+		                   : pwrite(o->fd, s + done, n - done, (off_t)at + (off_t)done);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
@@ -47,6 +51,12 @@ static int out_flush(out *o)
 		}
 		done += k > 0 ? (size_t)k : 0;
 	}
+	return o->code;
+}
+
+static int out_flush(out *o)
+{
+	write_all(o, o->buf, o->fill, -1);
 	o->fill = 0;
 	return o->code;
 }
@@ -61,22 +71,6 @@ static int out_put(out *o, const void *p, size_t n)
 		size_t k = OUT_BUFFER - o->fill < n ? OUT_BUFFER - o->fill : n;
 		memcpy(o->buf + o->fill, s, k);
 		o->fill += k, s += k, n -= k;
-	}
-	return o->code;
-}
-
-static int pwrite_all(out *o, const void *p, size_t n, uint64_t at)
-{
-	const unsigned char *s = p;
-	for (size_t done = 0; !o->code && done < n;) {
-		ssize_t k = pwrite(o->fd, s + done, n - done, (off_t)(at + done));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			o->sys_errno = k < 0 ? errno : ENOSPC;
-			o->code = ts_errno_code(o->sys_errno);
-		}
-		done += k > 0 ? (size_t)k : 0;
 	}
 	return o->code;
 }
@@ -747,13 +741,13 @@ int ts_mp4_finish(ts_mp4 *m, uint64_t samples)
 	unsigned char h[16];
 	if (mdat <= m->limit) {
 		be32(h, (uint32_t)mdat);
-		pwrite_all(&m->o, h, 4, m->free_at + 8);
+		write_all(&m->o, h, 4, (int64_t)m->free_at + 8);
 	} else {
 		be32(h, 1);
 		memcpy(h + 4, "mdat", 4);
 		be32(h + 8, (uint32_t)((mdat + 8) >> 32));
 		be32(h + 12, (uint32_t)(mdat + 8));
-		pwrite_all(&m->o, h, 16, m->free_at);
+		write_all(&m->o, h, 16, (int64_t)m->free_at);
 	}
 	atoms a = {.limit = m->limit};
 	open_atom(&a, "moov");
