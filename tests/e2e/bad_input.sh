@@ -523,9 +523,9 @@ stale_temp)
 	wait "$pid"
 	killed=$(find "$TMPDIR" -name "tingshu-utf8-$pid@*" -printf '%f')
 	[ -n "$killed" ] || fail "stale_temp: no UTF-8 copy named after pid $pid in TMPDIR: $(ls "$TMPDIR")"
-	sh -c 'exit 0' &
-	dead=$!
-	wait "$dead"
+	# A pid no process can have (above pid_max): that of a process that
+	# exited can be taken by another before the sweep, on a busy machine.
+	dead=$(($(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 4194304) + 1))
 	sleep 60 &
 	live=$!
 	echo x >"$TMPDIR/tingshu-stdin-$dead@$HOST_TAG-AbC123"
