@@ -522,11 +522,17 @@ static void read_guide(reader *r, xmlNode *guide)
 	}
 }
 
+/* The folder of the entry name, as hrefs in it are resolved against: ""
+ * or ending in '/'.  NULL when out of memory; the caller frees it. */
+static char *folder_of(const char *name)
+{
+	const char *slash = strrchr(name, '/');
+	return ts_strndup(name, slash ? (size_t)(slash - name) + 1 : 0);
+}
+
 static int read_package(reader *r, const char *opf)
 {
-	const char *slash = strrchr(opf, '/');
-	r->opf_dir = ts_strndup(opf, slash ? (size_t)(slash - opf) + 1 : 0);
-	if (!r->opf_dir)
+	if (!(r->opf_dir = folder_of(opf)))
 		return oom(r);
 	if (zip_name_locate(r->za, opf, 0) < 0)
 		return fail(r, TS_EINVAL, "the package document %s is missing", opf);
@@ -627,10 +633,10 @@ static void read_toc(reader *r)
 			continue;
 		xmlDoc *d = parse_html(r, it->name);
 		xmlNode *nav = d ? find_toc_nav(xmlDocGetRootElement(d)) : NULL;
-		char *dir = ts_strndup(
-		    it->name,
-		    strrchr(it->name, '/') ? (size_t)(strrchr(it->name, '/') - it->name) + 1 : 0);
-		if (nav && dir)
+		char *dir = folder_of(it->name);
+		if (!dir)
+			oom(r);
+		else if (nav)
 			nav_links(r, dir, nav->children);
 		free(dir);
 		xmlFreeDoc(d);
@@ -645,10 +651,10 @@ static void read_toc(reader *r)
 		return;
 	xmlDoc *d = parse_xml(r, ncx->name);
 	xmlNode *map = d ? find(xmlDocGetRootElement(d), "navMap") : NULL;
-	char *dir = ts_strndup(ncx->name, strrchr(ncx->name, '/')
-	                                      ? (size_t)(strrchr(ncx->name, '/') - ncx->name) + 1
-	                                      : 0);
-	if (map && dir)
+	char *dir = folder_of(ncx->name);
+	if (!dir)
+		oom(r);
+	else if (map)
 		ncx_points(r, dir, map->children);
 	free(dir);
 	xmlFreeDoc(d);
