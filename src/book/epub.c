@@ -11,11 +11,9 @@
 #include "base/util.h"
 #include "book/readalong.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -41,35 +39,6 @@ static int clock_value(ts_buf *b, long long ms)
 static long long to_ms(double s)
 {
 	return (long long)(s * 1000 + 0.5);
-}
-
-/* The cues of the timing file at path. */
-static int read_vtt(const char *path, ts_cue **cues, size_t *n, ts_error *err)
-{
-	ts_buf data = {0};
-	struct stat st;
-	int rc = 0;
-	FILE *f = ts_fopen_regular(path, "rb", &st, &rc);
-	if (!f)
-		return ts_error_set(
-		    err, errno == ENOMEM ? TS_ENOMEM : TS_EIO, "%s: cannot read it: %s", path,
-		    rc == TS_NOT_REGULAR ? ts_file_kind(st.st_mode) : strerror(errno));
-	char block[65536];
-	size_t got;
-	while (!rc && (got = fread(block, 1, sizeof block, f)) > 0)
-		if (data.len + got > VTT_MAX)
-			rc = ts_error_set(err, TS_EINVAL, "%s: larger than %u MB", path,
-			                  VTT_MAX >> 20);
-		else if (ts_buf_append(&data, block, got))
-			rc = ts_error_set(err, TS_ENOMEM, NULL);
-	if (!rc && ferror(f))
-		rc = ts_error_set(err, TS_EIO, "%s: cannot read it: %s", path, strerror(errno));
-	fclose(f);
-	if (!rc && (rc = ts_vtt_parse(data.data ? data.data : "", data.len, cues, n)))
-		rc = ts_error_set(err, rc, "%s: %s", path,
-		                  rc == TS_EINVAL ? "not a WebVTT file" : ts_strerror(rc));
-	ts_buf_free(&data);
-	return rc;
 }
 
 /* The top of an XHTML document titled title. */
@@ -310,7 +279,8 @@ static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long lo
 		size_t nc = 0;
 		ts_buf x = {0}, smil = {0};
 		char name[64];
-		if ((rc = read_vtt(ch[k].vtt, &cues, &nc, a->err)))
+		int e;
+		if ((rc = ts_vtt_read(ch[k].vtt, VTT_MAX, &cues, &nc, &e, a->err)))
 			break;
 		if (chapter_docs(&x, &smil, k, &ch[k], cues, nc, &ms[k]))
 			rc = ts_error_set(a->err, TS_ENOMEM, NULL);

@@ -30,6 +30,7 @@
  * file names become percent-encoded relative URLs (no ':' or '/' left, so
  * a name can never be read as a scheme or a path outside the folder). */
 #include "book/readalong.h"
+#include "base/file.h"
 
 #include "readalong_assets.h" /* ts_readalong_css[], ts_readalong_js[]: generated */
 
@@ -39,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A timing file larger than this is not read (a chapter of a million
  * sentences would be some 60 MB). */
@@ -488,10 +490,46 @@ static void warn(ts_diag_fn diag, void *ud, const char *fmt, ...)
 	diag(ud, TS_WARNING, m);
 }
 
+int ts_vtt_read(const char *path, size_t max, ts_cue **cues, size_t *n, int *sys_errno,
+                ts_error *err)
+{
+	ts_buf data = {0};
+	struct stat st;
+	int rc = 0;
+	*cues = NULL;
+	*n = 0;
+	*sys_errno = 0;
+	FILE *f = ts_fopen_regular(path, "rb", &st, &rc);
+	if (!f) {
+		*sys_errno = rc == TS_NOT_REGULAR ? 0 : errno;
+		return ts_error_set(err, errno == ENOMEM && *sys_errno ? TS_ENOMEM : TS_EIO,
+		                    "%s: cannot read it: %s", path,
+		                    *sys_errno ? strerror(*sys_errno) : ts_file_kind(st.st_mode));
+	}
+	char block[65536];
+	size_t got;
+	while (!rc && (got = fread(block, 1, sizeof block, f)) > 0)
+		if (data.len + got > max)
+			rc =
+			    ts_error_set(err, TS_EINVAL, "%s: larger than %zu MB", path, max >> 20);
+		else if (ts_buf_append(&data, block, got))
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+	if (!rc && ferror(f)) {
+		*sys_errno = errno;
+		rc = ts_error_set(err, TS_EIO, "%s: cannot read it: %s", path, strerror(errno));
+	}
+	fclose(f);
+	if (!rc && (rc = ts_vtt_parse(data.data ? data.data : "", data.len, cues, n)))
+		rc = ts_error_set(err, rc, "%s: %s", path,
+		                  rc == TS_EINVAL ? "not a WebVTT file" : ts_strerror(rc));
+	ts_buf_free(&data);
+	return rc;
+}
+
 /* Read and parse the timing file name of a chapter (from the file from
  * while it is not in place, when not NULL); *usable tells whether it is
- * WebVTT (the page links it only then).  Problems other than memory
- * are warned about and leave *n at 0. */
+ * WebVTT (the page links it only then).  Problems other than the
+ * machine's (memory, open files) are warned about and leave *n at 0. */
 static int read_cues(const char *outdir, const char *name, const char *from, ts_cue **cues,
                      size_t *n, int *usable, ts_diag_fn diag, void *ud)
 {
@@ -505,59 +543,19 @@ static int read_cues(const char *outdir, const char *name, const char *from, ts_
 		     name, outdir);
 		return 0;
 	}
-	ts_buf path = {0}, data = {0};
-	int rc = 0;
-	FILE *f = NULL;
-	if (ts_buf_printf(&path, "%s/%s", outdir, from ? from : name)) {
-		rc = TS_ENOMEM;
-		goto out;
-	}
-	f = fopen(path.data, "rb");
-	if (!f && (errno == ENOMEM || errno == EMFILE || errno == ENFILE)) {
-		rc = errno == ENOMEM ? TS_ENOMEM : TS_EIO; /* not the file's fault */
-		goto out;
-	}
-	if (!f) {
-		warn(diag, ud,
-		     "index.html: cannot read %s: %s; its chapter has no text on the page",
-		     path.data, strerror(errno));
-		goto out;
-	}
-	char chunk[65536];
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (data.len + got > VTT_MAX_BYTES) {
-			warn(diag, ud,
-			     "index.html: %s is larger than %u MB; its chapter has no text on the "
-			     "page",
-			     path.data, VTT_MAX_BYTES >> 20);
-			goto out;
-		}
-		if (ts_buf_append(&data, chunk, got)) {
-			rc = TS_ENOMEM;
-			goto out;
-		}
-	}
-	if (ferror(f)) {
-		warn(diag, ud,
-		     "index.html: cannot read %s: %s; its chapter has no text on the page",
-		     path.data, strerror(errno));
-		goto out;
-	}
-	rc = ts_vtt_parse(data.data ? data.data : "", data.len, cues, n);
+	ts_buf path = {0};
+	if (ts_buf_printf(&path, "%s/%s", outdir, from ? from : name))
+		return TS_ENOMEM;
+	ts_error err = {0};
+	int e, rc = ts_vtt_read(path.data, VTT_MAX_BYTES, cues, n, &e, &err);
 	*usable = rc == 0;
-	if (rc == TS_EINVAL) {
-		warn(diag, ud,
-		     "index.html: %s is not WebVTT (no WEBVTT line); its chapter has no text on "
-		     "the page",
-		     path.data);
+	if (rc == TS_ENOMEM || e == ENOMEM || e == EMFILE || e == ENFILE) {
+		rc = rc == TS_ENOMEM || e == ENOMEM ? TS_ENOMEM : TS_EIO; /* not the file's fault */
+	} else if (rc) {
+		warn(diag, ud, "index.html: %s; its chapter has no text on the page", err.msg);
 		rc = 0;
 	}
-out:
-	if (f)
-		fclose(f);
 	ts_buf_free(&path);
-	ts_buf_free(&data);
 	return rc;
 }
 

@@ -39,6 +39,15 @@ typedef struct ts_cue {
  * with the WEBVTT signature, or TS_ENOMEM. */
 int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n);
 
+/* Read and parse the WebVTT file at path (a regular file of at most max
+ * bytes, read with that bound).  0 with the cues in *cues and *n (free
+ * with ts_cues_free()); else *cues is NULL and err says "PATH: what":
+ * TS_EIO it cannot be opened or read (*sys_errno: the system's errno, 0
+ * when it is not a regular file), TS_ENOMEM, or TS_EINVAL larger than
+ * max or not WebVTT. */
+int ts_vtt_read(const char *path, size_t max, ts_cue **cues, size_t *n, int *sys_errno,
+                ts_error *err);
+
 /* Append s as HTML (or XML) text or attribute value: & < > " ' escaped,
  * control and other characters a page must not hold left out.  0 or
  * TS_ENOMEM. */
