@@ -114,6 +114,7 @@ static const struct {
     [TS_WORDS_CURRENCIES] = {"currencies.tsv", 1},
     [TS_WORDS_OPERATORS] = {"operators.tsv", 1},
     [TS_WORDS_SYMBOLS] = {"symbols.tsv", 1},
+    [TS_WORDS_DIALS] = {"dial_words.txt", 0},
 };
 
 /* Load the word tables in dir; a missing file is an empty table. */

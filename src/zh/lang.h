@@ -23,9 +23,9 @@
  * formats of wordtab.h and documented at the top of each: measures.txt
  * (2 read 两 before them: 两个), labels.txt (二月, 二号), hotlines.txt
  * (110报警), code_words.txt (房间1024), duration_words.txt (守了1000年),
- * per_words.txt (元/斤), and the tables of readings units.tsv (km ->
- * 公里), currencies.tsv ($ -> 美元), operators.tsv (+ -> 加) and
- * symbols.tsv (& -> 和). */
+ * per_words.txt (元/斤), dial_words.txt (拨打120), and the tables of
+ * readings units.tsv (km -> 公里), currencies.tsv ($ -> 美元),
+ * operators.tsv (+ -> 加) and symbols.tsv (& -> 和). */
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
@@ -72,6 +72,7 @@ typedef enum ts_words {
 	TS_WORDS_CURRENCIES, /* currencies.tsv */
 	TS_WORDS_OPERATORS,  /* operators.tsv */
 	TS_WORDS_SYMBOLS,    /* symbols.tsv */
+	TS_WORDS_DIALS,      /* dial_words.txt */
 	TS_WORDS_N
 } ts_words;
 

@@ -7,6 +7,12 @@
  * it), because that decides how a narrator says it.  Every rule below is a
  * table or a small function named for the reading it makes.
  *
+ * Conventions chosen where narrators differ: a number that is a name is
+ * said digit by digit, with 幺 for 1 when it is short (110, a room, a
+ * flight: read_name_digits()) and 一 in long codes; 0 is always 零.  A
+ * minus is 减 only inside an expression (a run with =, +, ×, <, ≥, a
+ * power ...), else a range or a sign.  No.1 and #3 are 第一, 第三.
+ *
  * Bad-input policy: characters eSpeak would misread badly (Han beyond the
  * BMP, which it reads as the digits of their code point; kana, hangul and
  * Cyrillic, which it names as "Japanese letter" and the like; emoji and
@@ -24,6 +30,8 @@
 #define CONTEXT      16 /* characters of context kept on each side of a cut */
 #define MAX_COUNTED  64 /* distinct unreadable characters remembered */
 #define MAX_CARDINAL 16 /* longer digit strings are read digit by digit */
+#define MAX_YAO      5  /* longest name number read with 幺 for 1 (see CODE) */
+#define EXPR_REACH   24 /* how far an expression is looked at around a minus */
 
 typedef struct counted {
 	uint32_t cp;
@@ -89,6 +97,28 @@ static int is_minus(uint32_t c)
 static int is_colon(uint32_t c)
 {
 	return c == ':' || c == 0xFF1A;
+}
+/* Superscript digits and signs (x², 10⁻³): their value, '-', '+' or 0. */
+static int superscript(uint32_t c)
+{
+	if (c == 0x2070)
+		return '0';
+	if (c == 0xB9)
+		return '1';
+	if (c == 0xB2 || c == 0xB3)
+		return (int)('2' + c - 0xB2);
+	if (c >= 0x2074 && c <= 0x2079)
+		return (int)('4' + c - 0x2074);
+	return c == 0x207B ? '-' : c == 0x207A ? '+' : 0;
+}
+/* Signs that make the numbers and letters around them an expression,
+ * where a minus is 减 and not a range (5-3=2, x-1≥0). */
+static int is_expression_mark(uint32_t c)
+{
+	return c == '=' || c == 0xFF1D || c == '+' || c == 0xFF0B || c == 0xD7 || c == 0xF7 ||
+	       c == '*' || c == '<' || c == '>' || c == 0xFF1C || c == 0xFF1E || c == '^' ||
+	       (c >= 0x2260 && c <= 0x2265) /* ≠ ≡ ≤ ≥ */ || c == 0x2248 /* ≈ */ ||
+	       c == 0x221A /* √ */ || superscript(c);
 }
 
 /* Characters eSpeak reads so badly that they are removed (and counted). */
@@ -227,6 +257,16 @@ static void read_digits(const char *d, size_t n, ts_buf *o)
 		put(o, digit_names[d[i] - '0']);
 }
 
+/* A short number that is a name (110, a room, a flight) digit by digit,
+ * 1 said 幺 as everyone says it aloud (幺幺零, 幺二零); a longer code
+ * (a phone, an ID, a post code), where 一 is heard as often and reads
+ * clearer in a book, with 一. */
+static void read_name_digits(const char *d, size_t n, ts_buf *o)
+{
+	for (size_t i = 0; i < n; i++)
+		put(o, d[i] == '1' && n <= MAX_YAO ? "幺" : digit_names[d[i] - '0']);
+}
+
 /* A number as written: its digits (thousands separators removed) and
  * where it stands in the code point array. */
 typedef struct num {
@@ -281,13 +321,16 @@ static int parse_num(const uint32_t *c, size_t m, size_t k, num *x)
 	return 1;
 }
 
-/* How an integer is said. */
-typedef enum style { CARD, CARD_LIANG, DIGITS } style;
+/* How an integer is said: a cardinal (两 or not), digit by digit, or
+ * digit by digit as a name (CODE: read_name_digits()). */
+typedef enum style { CARD, CARD_LIANG, DIGITS, CODE } style;
 
 static void read_num(const num *x, style st, ts_buf *o)
 {
 	size_t mark = o->len;
-	if (st == DIGITS || x->ni > MAX_CARDINAL)
+	if (st == CODE && !x->frac)
+		read_name_digits(x->ip, x->ni, o);
+	else if (st == DIGITS || st == CODE || x->ni > MAX_CARDINAL)
 		read_digits(x->ip, x->ni, o);
 	else
 		ts_read_cardinal(x->ip, x->ni, o);
@@ -376,6 +419,30 @@ static int code_context(const reader *r, size_t k)
 	return 0;
 }
 
+/* Does a number plate's start stand before k: a province (a Han
+ * character), a capital letter, maybe · or a space (京A, 沪B·)? */
+static int plate_before(const uint32_t *c, size_t k)
+{
+	if (k > 0 && (c[k - 1] == 0xB7 || c[k - 1] == ' ' || c[k - 1] == 0x30FB))
+		k--;
+	return k >= 2 && is_upper(c[k - 1]) && c[k - 2] >= 0x4E00 && c[k - 2] <= 0x9FFF;
+}
+
+/* Is a dial word (拨打, 打, 叫 ...) just before k, maybe with 了 between? */
+static int dialled(const reader *r, size_t k)
+{
+	size_t n;
+	const ts_word *w = words(r, TS_WORDS_DIALS, &n);
+	if (k > 0 && r->c[k - 1] == ' ')
+		k--;
+	if (k > 0 && r->c[k - 1] == 0x4E86 /* 了 */)
+		k--;
+	for (size_t i = 0; i < n; i++)
+		if (word_before(r->c, k, w[i].text))
+			return 1;
+	return 0;
+}
+
 /* The style of integer x from what stands around it; after points at the
  * first character after the whole number expression. */
 static style int_style(const reader *r, const num *x, size_t after)
@@ -391,8 +458,11 @@ static style int_style(const reader *r, const num *x, size_t after)
 	if (x->ni > MAX_CARDINAL)
 		return DIGITS;
 	if (x->ni > 1 && x->ip[0] == '0' && !x->commas)
-		return DIGITS;
+		return code_context(r, x->s) ? CODE : DIGITS;
 	if (x->s > 0 && word_before(c, x->s, "第"))
+		return CARD;
+	/* 5+2人: a number in a sum is said as in arithmetic, 二 not 两. */
+	if (x->s > 0 && is_expression_mark(c[x->s - 1]) && !superscript(c[x->s - 1]))
 		return CARD;
 	/* An enumeration (第1、2章, 1、2、3) counts, it does not measure. */
 	if ((x->s > 0 && c[x->s - 1] == 0x3001) || (after < m && c[after] == 0x3001))
@@ -405,8 +475,12 @@ static style int_style(const reader *r, const num *x, size_t after)
 		return x->ni == 2 ? CARD : DIGITS;
 	if (x->ni == 2 && word_at(c, m, k, "后") && !x->frac)
 		return DIGITS;
-	if (match_words(r, k, TS_WORDS_HOTLINES, 0))
-		return DIGITS;
+	/* 110报警, 1203房间; 拨打120 (but 打了120个). */
+	if (x->ni >= 3 && !x->frac &&
+	    (match_words(r, k, TS_WORDS_HOTLINES, 0) ||
+	     (dialled(r, x->s) && !match_words(r, k, TS_WORDS_MEASURES, 0) &&
+	      !match_words(r, k, TS_WORDS_UNITS, 1))))
+		return CODE;
 	if (word_at(c, m, k, "年") && !word_at(c, m, k, "年级")) {
 		if (word_before(c, x->s, "公元") || word_before(c, x->s, "公元前"))
 			return DIGITS;
@@ -427,12 +501,24 @@ static style int_style(const reader *r, const num *x, size_t after)
 	}
 	if (match_words(r, k, TS_WORDS_LABELS, 0))
 		return CARD;
+	/* 座位12A: a seat, 十二A; 京A12345, 沪B·88888: a number plate. */
+	if (after < m && ts_is_latin(c[after]) && x->ni <= 2)
+		return CARD;
+	if (plate_before(c, x->s) && x->ni == 5)
+		return CODE;
 	if (code_context(r, x->s))
-		return DIGITS;
+		return CODE;
+	/* 3#楼: a number before # is a label, said with 号 (read_number_at). */
+	if (after < m && (c[after] == '#' || c[after] == 0xFF03))
+		return CARD;
 	/* Next to Latin letters: a model name.  G20, F1 as cardinals; A380,
 	 * 007 digit by digit. */
 	if ((x->s > 0 && ts_is_latin(c[x->s - 1])) || (after < m && ts_is_latin(c[after])))
 		return x->ni <= 2 ? CARD : DIGITS;
+	/* RTX 4090: a model number after an acronym and a space. */
+	if (x->ni >= 3 && x->s >= 3 && c[x->s - 1] == ' ' && is_upper(c[x->s - 2]) &&
+	    is_upper(c[x->s - 3]))
+		return DIGITS;
 	if (match_words(r, k, TS_WORDS_MEASURES, 0))
 		return CARD_LIANG;
 	if (x->commas || x->ni < 7)
@@ -530,6 +616,13 @@ static size_t read_colon(const reader *r, size_t k)
 			put(r->o, "秒");
 			end += 3;
 		}
+		/* 8:00-17:00: a span of clock times. */
+		size_t h2 = end + 1 < m && is_range_mark(c[end]) ? digits_at(c, m, end + 1) : 0;
+		if (h2 >= 1 && h2 <= 2 && end + h2 + 2 < m && is_colon(c[end + 1 + h2]) &&
+		    digits_at(c, m, end + 2 + h2) == 2) {
+			put(r->o, "到");
+			return read_colon(r, end + 1);
+		}
 		return end;
 	}
 	/* A score or ratio: each side as a cardinal. */
@@ -543,29 +636,56 @@ static size_t read_colon(const reader *r, size_t k)
 }
 
 /* Phone numbers and other codes written in groups: 138-1234-5678,
- * 010-12345678.  Read digit by digit, a pause (space) between groups. */
+ * 010-12345678, 138 1234 5678, 6222 0212 3456 7890, +86 138 1234 5678.
+ * Read digit by digit, a pause (space) between groups.  Groups split by
+ * spaces are taken only in the shapes of phone and card numbers: a
+ * mobile (3-4-4 from 1), a number with its area code (from 0), a 400 or
+ * 800 number, four groups of four. */
 static size_t read_code_groups(const reader *r, size_t k)
 {
 	const uint32_t *c = r->c;
-	size_t m = r->m;
-	size_t groups = 0, total = 0, i = k, first = digits_at(c, m, k);
+	size_t m = r->m, s = k;
+	int intl = c[k] == '+'; /* +86: a country code, said 加八六 */
+	if (intl)
+		s++;
+	size_t groups = 0, total = 0, i = s, first = digits_at(c, m, s), fours = 0, shorts = 0;
+	uint32_t sep = 0;
 	while (i < m) {
 		size_t n = digits_at(c, m, i);
 		if (n == 0)
 			break;
 		groups++;
 		total += n;
+		fours += n == 4;
+		shorts += n < 3 && groups > 1;
 		i += n;
-		if (i + 1 < m && c[i] == '-' && ts_is_digit(c[i + 1]))
-			i++;
+		if (i + 1 < m && (c[i] == '-' || c[i] == ' ') && (!sep || c[i] == sep) &&
+		    ts_is_digit(c[i + 1]))
+			sep = c[i++];
 		else
 			break;
+		if ((intl || c[s] == '0') && groups == 1)
+			sep = 0; /* +86 138-1234-5678, 0571-8888 6666 */
 	}
-	int area = groups == 2 && c[k] == '0' && first >= 3 && first <= 4 && total >= 10;
-	if (!(groups >= 3 && total >= 7) && !area)
-		return 0;
-	for (size_t j = k; j < i; j++) {
-		if (c[j] == '-')
+	if (intl) {
+		if (first < 1 || first > 3 || groups < 2 || total - first < 7)
+			return 0;
+	} else if (sep == ' ') {
+		int mobile = first == 3 && c[s] == '1' && total == 11;
+		int area = c[s] == '0' && first >= 3 && first <= 4 && total >= 10;
+		int service = first == 3 && (c[s] == '4' || c[s] == '8') && c[s + 1] == '0' &&
+		              c[s + 2] == '0' && total == 10;
+		if (shorts || !(mobile || area || service || (groups == 4 && fours == 4)))
+			return 0;
+	} else {
+		int area = groups == 2 && c[s] == '0' && first >= 3 && first <= 4 && total >= 10;
+		if (!(groups >= 3 && total >= 7) && !area)
+			return 0;
+	}
+	if (intl)
+		put(r->o, "加");
+	for (size_t j = s; j < i; j++) {
+		if (c[j] == '-' || c[j] == ' ')
 			put(r->o, " ");
 		else
 			put(r->o, digit_names[c[j] - '0']);
@@ -597,6 +717,22 @@ static size_t read_dotted(const reader *r, size_t k)
 }
 
 static size_t read_number(const reader *r, size_t k);
+static int numberish(uint32_t c);
+
+/* Is the minus at k inside an expression: is there, in the run of
+ * number-like characters around it (never past what a piece holds
+ * together), a sign that only expressions have? */
+static int in_expression(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	for (size_t i = k; i > 0 && k - i < EXPR_REACH && numberish(c[i - 1]); i--)
+		if (is_expression_mark(c[i - 1]))
+			return 1;
+	for (size_t i = k + 1; i < r->m && i - k <= EXPR_REACH && numberish(c[i]); i++)
+		if (is_expression_mark(c[i]))
+			return 1;
+	return 0;
+}
 
 /* The helpers below read what follows the number x, with sign (or NULL)
  * said before it; each returns the end of what it read, or 0 when what
@@ -683,11 +819,22 @@ static size_t read_range(const reader *r, const num *x, const char *sign)
 	size_t ys = ts_is_digit(c[rj + 1]) ? rj + 1 : rj + 2;
 	parse_num(c, m, ys, &y);
 	size_t after = y.e;
-	int minus = is_minus(c[rj]) && after < m &&
-	            (c[after] == '=' || c[after] == 0xFF1D ||
-	             (after + 1 < m && c[after] == ' ' && c[after + 1] == '='));
-	if (minus)
+	if (is_minus(c[rj]) && in_expression(r, rj))
 		return 0;
+	/* i7-13700K: parts of a model name, not a range. */
+	if (is_minus(c[rj]) &&
+	    ((x->s > 0 && ts_is_latin(c[x->s - 1])) ||
+	     (after < m && ts_is_latin(c[after]) && !match_words(r, after, TS_WORDS_UNITS, 1))))
+		return 0;
+	int score = 0; /* 比分1-2, 比分是3-1 */
+	for (size_t back = 0; back <= 2 && back + 2 <= x->s && !score; back++)
+		score = word_at(c, x->s, x->s - back - 2, "比分");
+	if (!sign && !x->frac && !y.frac && score) {
+		read_num(x, CARD, r->o); /* 比分1-2: a score */
+		put(r->o, "比");
+		read_num(&y, CARD, r->o);
+		return after;
+	}
 	if (!sign && is_year_span(r, x, &y, after)) {
 		read_digits(x->ip, 4, r->o);
 		put(r->o, "到");
@@ -714,7 +861,15 @@ static size_t read_with_unit(const reader *r, const num *x, const char *sign)
 		return 0;
 	if (sign)
 		put(r->o, sign);
-	read_num(x, x->ni >= 7 && !x->commas ? CARD : CARD_LIANG, r->o);
+	/* 256GB -> 二五六G B: a size in Latin letters that is a power of two
+	 * of three digits or more is said digit by digit (500GB is 五百). */
+	style st = x->ni >= 7 && !x->commas ? CARD : CARD_LIANG;
+	if (ts_is_latin((unsigned char)u->said[0]) && !x->frac && x->ni >= 3 && x->ni <= 6) {
+		unsigned long v = strtoul(x->ip, NULL, 10);
+		if ((v & (v - 1)) == 0)
+			st = DIGITS;
+	}
+	read_num(x, st, r->o);
 	put(r->o, u->said);
 	return uj + u->len;
 }
@@ -737,6 +892,10 @@ static size_t read_number_at(const reader *r, size_t k, const char *sign)
 	if (sign)
 		put(r->o, sign);
 	read_num(&x, x.frac ? CARD : int_style(r, &x, x.e), r->o);
+	if (!sign && !x.frac && x.e < r->m && (r->c[x.e] == '#' || r->c[x.e] == 0xFF03)) {
+		put(r->o, "号"); /* 3#楼 -> 三号楼 */
+		return x.e + 1;
+	}
 	return x.e;
 }
 
@@ -748,10 +907,16 @@ static size_t read_number(const reader *r, size_t k)
 	const ts_word *cur = match_words(r, k, TS_WORDS_CURRENCIES, 1);
 	if (cur && k + cur->len < m && ts_is_digit(c[k + cur->len])) {
 		size_t end = read_number_at(r, k + cur->len, NULL);
+		/* ¥1.5万 -> 一点五万元: the magnitude before the currency. */
+		for (; end < m && (c[end] == 0x4E07 /* 万 */ || c[end] == 0x4EBF /* 亿 */); end++)
+			put(r->o, c[end] == 0x4E07 ? "万" : "亿");
 		if (!(end < m && (c[end] == 0x5143 /* 元 */ || c[end] == 0x5757 /* 块 */)))
 			put(r->o, cur->said);
 		return end;
 	}
+	size_t end;
+	if (c[k] == '+' && (end = read_code_groups(r, k)))
+		return end;
 	const char *sign = NULL;
 	size_t s = k;
 	if (is_minus(c[k]))
@@ -779,12 +944,36 @@ static int number_starts(const reader *r, size_t k)
 	 * a letter, a digit or a closing bracket. */
 	if ((is_minus(c[k]) || c[k] == 0xB1 || c[k] == '+') && k + 1 < m && ts_is_digit(c[k + 1])) {
 		uint32_t p = k > 0 ? c[k - 1] : ' ';
-		return !ts_is_digit(p) && !ts_is_latin(p) && p != ')' && p != 0xFF09 && p != '%';
+		return !ts_is_digit(p) && !ts_is_latin(p) && p != ')' && p != 0xFF09 && p != '%' &&
+		       !superscript(p);
 	}
 	return 0;
 }
 
-/* An operator between two numbers: 1+1=2 -> 一加一等于二. */
+/* A letter standing alone as a variable (x, the b of 2b), not a word. */
+static int is_variable(const uint32_t *c, size_t m, size_t k)
+{
+	return k < m && ts_is_latin(c[k]) && (k + 1 >= m || !ts_is_latin(c[k + 1])) &&
+	       (k == 0 || !ts_is_latin(c[k - 1]));
+}
+
+/* Can an operand end at p: a number, a variable, a power, a bracket? */
+static int operand_ends(const uint32_t *c, size_t m, size_t p)
+{
+	return ts_is_digit(c[p]) || c[p] == '%' || c[p] == ')' || superscript(c[p]) ||
+	       is_variable(c, m, p) || c[p] == 0x3C0 /* π */;
+}
+
+/* Can an operand start at n? */
+static int operand_starts(const uint32_t *c, size_t m, size_t n)
+{
+	return n < m && (ts_is_digit(c[n]) || is_variable(c, m, n) || c[n] == '(' ||
+	                 c[n] == 0x221A /* √ */ || c[n] == 0x3C0 ||
+	                 (is_minus(c[n]) && n + 1 < m && ts_is_digit(c[n + 1])));
+}
+
+/* An operator between two operands: 1+1=2 -> 一加一等于二, a*b -> a乘以b,
+ * and a minus in an expression: 5-3=2 -> 五减三等于二, x-1≥0. */
 static size_t read_operator(const reader *r, size_t k)
 {
 	const uint32_t *c = r->c;
@@ -794,24 +983,114 @@ static size_t read_operator(const reader *r, size_t k)
 	size_t p = k - 1;
 	if (c[p] == ' ' && p > 0)
 		p--;
-	if (!ts_is_digit(c[p]) && c[p] != '%' && c[p] != ')')
+	/* y=-x: the sign of a variable after a relation or an operator. */
+	if (is_minus(c[k]) && is_variable(c, m, k + 1) &&
+	    (is_expression_mark(c[p]) || c[p] == '(')) {
+		put(r->o, "负");
+		return k + 1;
+	}
+	/* < and > only before a number when nothing is compared with it: <60
+	 * is 小于六十, <三体> is a title, not a comparison. */
+	int lt = c[k] == '<' || c[k] == '>' || c[k] == 0xFF1C || c[k] == 0xFF1E;
+	if (!operand_ends(c, m, p) &&
+	    !(lt && k + 1 < m && (ts_is_digit(c[k + 1]) || is_minus(c[k + 1]))))
 		return 0;
 	const ts_word *op = match_words(r, k, TS_WORDS_OPERATORS, 1);
 	const char *word = op ? op->said : NULL;
 	size_t len = op ? op->len : 0;
-	/* A minus between spaced numbers: 5 - 3. */
-	if (!op && is_minus(c[k]) && c[k - 1] == ' ' && k + 1 < m && c[k + 1] == ' ')
+	/* A minus between spaced numbers (5 - 3), or in an expression. */
+	if (!op && is_minus(c[k]) &&
+	    ((c[k - 1] == ' ' && k + 1 < m && c[k + 1] == ' ') || in_expression(r, k)))
 		word = "减", len = 1;
 	if (!word)
 		return 0;
 	size_t n = k + len;
 	if (n < m && c[n] == ' ')
 		n++;
-	if (n >= m ||
-	    !(ts_is_digit(c[n]) || (is_minus(c[n]) && n + 1 < m && ts_is_digit(c[n + 1]))))
+	if (!operand_starts(c, m, n))
 		return 0;
 	put(r->o, word);
 	return n;
+}
+
+/* A power after an operand: x² -> x的平方, 2³ -> 二的立方, 10⁻⁶ and 10^-6
+ * -> 十的负六次方, 2^n -> 二的n次方. */
+static size_t read_power(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, e = k;
+	char d[8];
+	size_t nd = 0;
+	int neg = 0;
+	if (k == 0 || !(ts_is_digit(c[k - 1]) || ts_is_latin(c[k - 1]) || c[k - 1] == ')' ||
+	                c[k - 1] == 0x3C0))
+		return 0;
+	if (c[k] == '^') {
+		e = k + 1;
+		if (e < m && is_minus(c[e]))
+			neg = 1, e++;
+		if (e < m && !neg && is_variable(c, m, e)) {
+			char ch[5];
+			put(r->o, "的");
+			ts_buf_append(r->o, ch, (size_t)ts_utf8_encode(c[e], ch));
+			put(r->o, "次方");
+			return e + 1;
+		}
+		while (e < m && ts_is_digit(c[e]) && nd < sizeof d - 1)
+			d[nd++] = (char)c[e++];
+	} else {
+		for (; e < m && superscript(c[e]) && nd < sizeof d - 1; e++) {
+			int v = superscript(c[e]);
+			if (v == '-' && e == k)
+				neg = 1;
+			else if (v >= '0' && v <= '9')
+				d[nd++] = (char)v;
+			else if (e > k)
+				break;
+		}
+	}
+	if (nd == 0)
+		return 0;
+	put(r->o, "的");
+	/* x², 2³: 平方, 立方; but the powers of ten are 十的二次方, 十的三次方. */
+	int ten = k >= 2 && c[k - 1] == '0' && c[k - 2] == '1' && (k < 3 || !ts_is_digit(c[k - 3]));
+	if (!neg && !ten && nd == 1 && (d[0] == '2' || d[0] == '3')) {
+		put(r->o, d[0] == '2' ? "平方" : "立方");
+		return e;
+	}
+	if (neg)
+		put(r->o, "负");
+	ts_read_cardinal(d, nd, r->o);
+	put(r->o, "次方");
+	return e;
+}
+
+/* A Western ordinal: No.1, No. 12, #3 -> 第一, 第十二, 第三 (a number of
+ * one to three digits); longer numbers after No. are codes. */
+static size_t read_ordinal(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, n = k;
+	if (k > 0 && (ts_is_latin(c[k - 1]) || ts_is_digit(c[k - 1])))
+		return 0;
+	if (c[k] == '#' || c[k] == 0xFF03)
+		n = k + 1;
+	else if ((c[k] == 'N' || c[k] == 'n') && k + 2 < m &&
+	         (c[k + 1] == 'o' || c[k + 1] == 'O') && (c[k + 2] == '.' || c[k + 2] == 0xFF0E))
+		n = k + 3 < m && c[k + 3] == ' ' ? k + 4 : k + 3;
+	else
+		return 0;
+	size_t nd = digits_at(c, m, n);
+	if (nd < 1 || nd > 3 || c[n] == '0' ||
+	    (n + nd + 1 < m && (c[n + nd] == '.' || c[n + nd] == ',') &&
+	     ts_is_digit(c[n + nd + 1])))
+		return 0;
+	char d[4] = {0};
+	for (size_t i = 0; i < nd; i++)
+		d[i] = (char)c[n + i];
+	put(r->o, "第");
+	ts_read_cardinal(d, nd, r->o);
+	return n + nd;
 }
 
 /* Latin letters: acronyms (2-6 capitals) are spelled letter by letter. */
@@ -839,6 +1118,15 @@ static size_t read_latin(const reader *r, size_t k)
 	return e;
 }
 
+/* Is c looked up in the symbols table: ASCII, full-width forms, and the
+ * signs of Latin-1, Greek and the blocks from ‰ to the mathematical
+ * operators (not the quotes and dashes before ‰, nor CJK punctuation). */
+static int symbolic(uint32_t c)
+{
+	return c < 0x80 || (c >= 0xFF00 && c < 0xFF60) || (c >= 0xA0 && c <= 0xFF) ||
+	       (c >= 0x370 && c < 0x400) || (c >= 0x2030 && c < 0x2400) || c == 0x25B3 /* △ */;
+}
+
 /* Read c[start, end); c[0, start) and c[end, m) are context only. */
 static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t m, size_t start,
                                  size_t end, ts_buf *o)
@@ -860,11 +1148,15 @@ static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t 
 			o->data[o->len] = '\0';
 			continue;
 		}
+		if ((next = read_ordinal(&r, k))) {
+			k = next;
+			continue;
+		}
 		if (number_starts(&r, k)) {
 			k = read_number(&r, k);
 			continue;
 		}
-		if ((next = read_operator(&r, k))) {
+		if ((next = read_power(&r, k)) || (next = read_operator(&r, k))) {
 			k = next;
 			continue;
 		}
@@ -873,13 +1165,18 @@ static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t 
 			continue;
 		}
 		if (c[k] == '/' || c[k] == 0xFF0F) {
-			put(o, k + 1 < m && match_words(&r, k + 1, TS_WORDS_PER, 0) ? "每" : "或");
+			/* x/2=3: 除以 in an expression; 次/分: 每; 他/她: 或. */
+			if (k > 0 && operand_ends(c, m, k - 1) && operand_starts(c, m, k + 1) &&
+			    in_expression(&r, k))
+				put(o, "除以");
+			else
+				put(o, k + 1 < m && match_words(&r, k + 1, TS_WORDS_PER, 0) ? "每"
+				                                                            : "或");
 			k++;
 			continue;
 		}
-		const ts_word *sym = c[k] < 0x80 || (c[k] >= 0xFF00 && c[k] < 0xFF60)
-		                         ? match_words(&r, k, TS_WORDS_SYMBOLS, 1)
-		                         : NULL;
+		const ts_word *sym =
+		    symbolic(c[k]) ? match_words(&r, k, TS_WORDS_SYMBOLS, 1) : NULL;
 		if (sym) {
 			put(o, sym->said);
 			k += sym->len;
@@ -899,7 +1196,13 @@ static int numberish(uint32_t c)
 	       c == 0xA5 || c == 0xFFE5 || c == 0xB0 || c == 0x2103 || c == 0x2109 || c == 0xFF05 ||
 	       c == 0x2030 || c == 0xB1 || c == 0xB2 || c == 0xB3 || c == 0x20AC || c == 0xA3 ||
 	       c == 0xD7 || c == 0xF7 || c == '=' || c == '<' || c == '>' || c == 0x2265 ||
-	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */;
+	       c == 0x2264 || c == 0x2212 || (c >= 0x3380 && c <= 0x33DF) /* ㎡ ㎞ ... */ ||
+	       c == '#' || c == 0xFF03 || c == '^' || c == '*' || c == '(' || c == ')' ||
+	       c == 0xFF0B || c == 0xFF1D || c == 0xFF1C || c == 0xFF1E || c == 0xFF0D ||
+	       c == 0x3C0 /* π */ || superscript(c) || c == 0x2032 || c == 0x2033 /* ′ ″ */ ||
+	       c == 0x221A || c == 0x221B || c == 0x221E /* √ ∛ ∞ */ || c == 0x2260 ||
+	       c == 0x2248 /* ≠ ≈ */ || c == 0xFF0E || c == 0x4E07 ||
+	       c == 0x4EBF /* 万 亿, read with a currency: ¥1.5万 */;
 }
 
 int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out)
@@ -937,8 +1240,9 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 		}
 		if (is_misread(cp))
 			continue;
-		if (cp >= 0xFF10 && cp <= 0xFF19)
-			cp = cp - 0xFF10 + '0'; /* full-width digits */
+		if ((cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) ||
+		    (cp >= 0xFF41 && cp <= 0xFF5A))
+			cp -= 0xFEE0; /* full-width digits and letters */
 		n->c[m++] = cp;
 	}
 	/* Unless the line or a sentence ends here, keep the last characters

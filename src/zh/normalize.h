@@ -3,7 +3,9 @@
  * After cleaning and before segmentation: lookalike characters are
  * repaired, numbers and symbols become Chinese words (1234个 ->
  * 一千二百三十四个, 1644年 -> 一六四四年, 3.5 -> 三点五, 25% -> 百分之二十五,
- * 9:05 -> 九点零五分, 3-5天 -> 三到五天, ￥100 -> 一百元, 5kg -> 五公斤 ...),
+ * 9:05 -> 九点零五分, 3-5天 -> 三到五天, ￥100 -> 一百元, 5kg -> 五公斤,
+ * x≥0 -> x大于等于零, 5-3=2 -> 五减三等于二, x² -> x的平方, 110报警 ->
+ * 幺幺零报警, 256GB -> 二五六G B, No.1 -> 第一 ...),
  * acronyms are spelled letter by letter, and characters the voice cannot
  * read are counted (and, when eSpeak would misread them, removed) so that
  * the caller can warn about them.  Chinese numerals already in the text

@@ -6,22 +6,10 @@
  * characters) gives the same text, and the cardinal reader against a
  * table. */
 #include "check.h"
+#include "normalize_pieces.h"
 #include "zh/lang.h"
 #include "zh/normalize.h"
 #include "base/util.h"
-
-/* Normalize one line, in pieces of `step` bytes (0: whole). */
-static void normalize(const ts_lang *lang, const char *s, size_t n, size_t step, ts_buf *out)
-{
-	ts_normalizer *z = ts_normalizer_new(lang);
-	size_t i = 0;
-	do {
-		size_t k = piece_len(s, n, i, step);
-		CHECK(ts_normalize_piece(z, s + i, k, i + k == n, out) == 0);
-		i += k;
-	} while (i < n);
-	ts_normalizer_free(z);
-}
 
 static void run_case(const ts_lang *lang, const char *dir, const char *name)
 {
