@@ -166,10 +166,11 @@ typedef enum ts_text_mode {
 
 /* Pinyin up to a stage, to measure what each adds. */
 enum {
-	TS_UPTO_CHARS = 0, /* each character's most common reading */
-	TS_UPTO_WORDS = 1, /* + the lexicon's words */
-	TS_UPTO_RULES = 3, /* + context rules */
-	TS_UPTO_ALL = -1,  /* + sandhi */
+	TS_UPTO_CHARS = 0,  /* each character's most common reading */
+	TS_UPTO_WORDS = 1,  /* + the lexicon's words */
+	TS_UPTO_RULES = 3,  /* + context rules */
+	TS_UPTO_SANDHI = 7, /* + sandhi */
+	TS_UPTO_ALL = -1,   /* + the model's second opinion */
 };
 
 typedef struct ts_text_opts {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 int ts_create_excl(const char *path)
@@ -67,6 +69,42 @@ int ts_open_regular(const char *path, struct stat *st)
 	if (fl != -1)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	return fd;
+}
+
+const void *ts_map_file(const char *path, const char *what, size_t min, size_t max, size_t *size,
+                        ts_error *err)
+{
+	struct stat st;
+	int fd = ts_open_regular(path, &st);
+	if (fd == TS_NOT_REGULAR) {
+		ts_error_set(err, TS_EIO, "%s: %s, not a regular file", path,
+		             ts_file_kind(st.st_mode));
+		return NULL;
+	}
+	if (fd < 0) {
+		ts_error_set(err, errno == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
+		             strerror(errno));
+		return NULL;
+	}
+	void *map = NULL;
+	if ((uintmax_t)st.st_size < min || (uintmax_t)st.st_size > max) {
+		ts_error_set(err, TS_EINVAL, "%s: not a %s (%lld bytes)", path, what,
+		             (long long)st.st_size);
+	} else if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+	           MAP_FAILED) {
+		ts_error_set(err, TS_EIO, "%s: cannot map: %s", path, strerror(errno));
+		map = NULL;
+	} else {
+		*size = (size_t)st.st_size;
+	}
+	close(fd);
+	return map;
+}
+
+void ts_unmap_file(const void *map, size_t size)
+{
+	if (map)
+		munmap((void *)map, size);
 }
 
 FILE *ts_fopen_regular(const char *path, const char *mode, struct stat *st, int *rc)

@@ -44,6 +44,15 @@ int ts_open_regular(const char *path, struct stat *st);
  * *rc -1 and errno, or TS_NOT_REGULAR; st as for ts_open_regular(). */
 FILE *ts_fopen_regular(const char *path, const char *mode, struct stat *st, int *rc);
 
+/* Map the regular file path read-only, if it holds min to max bytes (a
+ * data file of ours, `what` naming it in the message otherwise).  Returns
+ * the mapping with its length in *size, or NULL with err set: TS_ENOENT,
+ * TS_EIO (cannot be read, not a regular file) or TS_EINVAL (its size).
+ * Release with ts_unmap_file(). */
+const void *ts_map_file(const char *path, const char *what, size_t min, size_t max, size_t *size,
+                        ts_error *err);
+void ts_unmap_file(const void *map, size_t size);
+
 /* What a file of type mode (st_mode) is, for messages: "a folder", "a
  * named pipe", "a device", "a socket", "a regular file".  Static
  * storage. */

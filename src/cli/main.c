@@ -154,15 +154,16 @@ static const opt text_cli_rows[] = {
     FLAG("sentences", 0, C(sentences), "one line per chunk sent to the synthesizer instead"),
 };
 
-static const char *const stages[] = {"chars", "words", "rules", "all", NULL};
-static const int stage_values[] = {TS_UPTO_CHARS, TS_UPTO_WORDS, TS_UPTO_RULES, TS_UPTO_ALL};
+static const char *const stages[] = {"chars", "words", "rules", "sandhi", "all", NULL};
+static const int stage_values[] = {TS_UPTO_CHARS, TS_UPTO_WORDS, TS_UPTO_RULES, TS_UPTO_SANDHI,
+                                   TS_UPTO_ALL};
 
 static const opt pinyin_cli_rows[] = {
-    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt) or sandhi"),
+    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt), sandhi, or model+MARGIN(HOW=SYLLABLE) where the g2pM model overrode the reading HOW gave; HOW(model=SYLLABLE+MARGIN) where it disagreed, less sure"),
 };
 
 static const opt upto_rows[] = {
-    CHOICE("upto", offsetof(ts_text_opts, upto), "STAGE", "stop the pronunciation after STAGE, to measure what each adds: chars (each character's most common reading), words (+ the lexicon's words), rules (+ context rules), all (+ sandhi; the default)", "chars, words, rules or all", stages, stage_values),
+    CHOICE("upto", offsetof(ts_text_opts, upto), "STAGE", "stop the pronunciation after STAGE, to measure what each adds: chars (each character's most common reading), words (+ the lexicon's words), rules (+ context rules), sandhi (+ sandhi of 一 and 不), all (+ the g2pM model's second opinion; the default)", "chars, words, rules, sandhi or all", stages, stage_values),
 };
 
 /* Every command's. */

@@ -15,8 +15,23 @@
 #define SYL_USER  (-3) /* read as a user's lexicon says: usyl */
 
 /* How a reading was decided (for explain). */
-enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_USER };
-static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "user"};
+enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_USER, SRC_MODEL };
+static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "user", "model"};
+
+/* The model's second opinion (see ask_model()).  It reads the text
+ * around a polyphone, MODEL_CONTEXT characters on each side where the
+ * text has them: reading costs time for every character read (about 1.5
+ * microseconds), and on CPP's development split 6, 8, 16 or 32 characters
+ * read the same number of polyphones right (4: four fewer); 6 is the
+ * cheapest of those. */
+#define MODEL_CONTEXT 6
+/* How much surer the model must be of its reading than of ours (the
+ * difference of their logits) to override a rule or a default.  Chosen
+ * on the CPP development split, cross-validated (the 5 folds chose 0 or
+ * 0.5, and 7.25 to 8.5): tests/g2pm_policy.py.  A rule that fits is right more often
+ * than the default, so it takes a large margin to override it. */
+#define MODEL_MARGIN_RULE    7.25f
+#define MODEL_MARGIN_DEFAULT 0.0f
 
 /* Syllables the sandhi writes, looked up once. */
 enum { YI1, YI2, YI4, YI5, BU2, BU4, BU5, NSANDHI };
@@ -26,6 +41,12 @@ struct ts_g2p {
 	const ts_lexicon *lx;
 	const ts_rules *rules;  /* may be NULL */
 	const ts_userlex *user; /* may be NULL */
+	const ts_g2pm *model;   /* may be NULL */
+	ts_g2pm_run *run;       /* its working memory */
+	int *syl_class;         /* the model's class of each syllable, or -1 */
+	uint32_t *skip;         /* characters not to ask it about, ascending */
+	size_t nskip;
+	size_t win_a, win_b; /* the characters it last read (none: a == b) */
 	unsigned stages;
 	int explain;
 	int sandhi_syl[NSANDHI];
@@ -40,6 +61,10 @@ struct ts_g2p {
 	const char **usyl;          /* the syllable of SYL_USER */
 	unsigned char *src;         /* enum source of each reading */
 	int *rule_line;             /* the rule that decided it */
+	int *msyl;                  /* the model's reading where it disagreed, or -1 */
+	float *margin;              /* its margin there */
+	int *osyl;                  /* the reading it overrode */
+	unsigned char *osrc;        /* how that one was decided */
 	size_t *wbeg, *wend;        /* the word each character is in */
 	double *route;              /* best score of the rest of the run */
 	size_t *next;               /* end of the best word starting here */
@@ -86,6 +111,13 @@ void ts_g2p_free(ts_g2p *g)
 	free(g->usyl);
 	free(g->src);
 	free(g->rule_line);
+	free(g->msyl);
+	free(g->margin);
+	free(g->osyl);
+	free(g->osrc);
+	free(g->syl_class);
+	free(g->skip);
+	ts_g2pm_run_free(g->run);
 	free(g->wbeg);
 	free(g->wend);
 	free(g->route);
@@ -104,6 +136,45 @@ void ts_g2p_set_stages(ts_g2p *g, unsigned stages)
 	g->stages = stages;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip)
+{
+	ts_g2pm_run_free(g->run);
+	free(g->syl_class);
+	free(g->skip);
+	g->run = NULL;
+	g->syl_class = NULL;
+	g->skip = NULL;
+	g->nskip = 0;
+	g->model = NULL;
+	if (!m)
+		return 0;
+	size_t nw;
+	const ts_word *w = ts_wordtab_words(skip, &nw);
+	unsigned nsyl = ts_lexicon_nsyl(g->lx);
+	g->run = ts_g2pm_run_new(m);
+	g->syl_class = malloc((nsyl ? nsyl : 1) * sizeof *g->syl_class);
+	g->skip = malloc((nw ? nw : 1) * sizeof *g->skip);
+	if (!g->run || !g->syl_class || !g->skip)
+		return TS_ENOMEM;
+	for (size_t k = 0; k < nw; k++)
+		if (w[k].len == 1) /* a character, not a word */
+			g->skip[g->nskip++] = w[k].first;
+	qsort(g->skip, g->nskip, sizeof *g->skip, cmp_u32);
+	for (unsigned s = 0; s < nsyl; s++) {
+		size_t len;
+		const char *p = ts_lexicon_syllable(g->lx, s, &len);
+		g->syl_class[s] = ts_g2pm_find_class(m, p, len);
+	}
+	g->model = m;
+	return 0;
+}
+
 /* Room for n characters (and one more: the end).  The first array finds
  * the new capacity, the others follow; g->cap changes only when all have
  * grown. */
@@ -116,7 +187,8 @@ static int reserve(ts_g2p *g, size_t n)
 	    TS_RESIZE(g->ch, cap) || TS_RESIZE(g->key, cap) || TS_RESIZE(g->syl, cap) ||
 	    TS_RESIZE(g->usyl, cap) || TS_RESIZE(g->src, cap) || TS_RESIZE(g->rule_line, cap) ||
 	    TS_RESIZE(g->wbeg, cap) || TS_RESIZE(g->wend, cap) || TS_RESIZE(g->route, cap) ||
-	    TS_RESIZE(g->next, cap) || TS_RESIZE(g->bits, cap))
+	    TS_RESIZE(g->next, cap) || TS_RESIZE(g->bits, cap) || TS_RESIZE(g->msyl, cap) ||
+	    TS_RESIZE(g->margin, cap) || TS_RESIZE(g->osyl, cap) || TS_RESIZE(g->osrc, cap))
 		return TS_ENOMEM;
 	g->cap = cap;
 	return 0;
@@ -204,13 +276,99 @@ static void user_words(ts_g2p *g, size_t a, size_t b)
 		segment_run(g, gap, b);
 }
 
+/* Let the model read the window of text around character i, unless the
+ * one it last read serves. */
+static int model_read(ts_g2p *g, size_t i, size_t n)
+{
+	size_t a = g->win_a, b = g->win_b;
+	if (a < b && (a == 0 || a + MODEL_CONTEXT <= i) && i < b &&
+	    (b == n || i + MODEL_CONTEXT < b))
+		return 0;
+	a = i > MODEL_CONTEXT ? i - MODEL_CONTEXT : 0;
+	b = i + MODEL_CONTEXT + 1 < n ? i + MODEL_CONTEXT + 1 : n;
+	g->win_a = g->win_b = 0;
+	int rc = ts_g2pm_encode(g->run, g->fcp + a, b - a);
+	if (!rc) {
+		g->win_a = a;
+		g->win_b = b;
+	}
+	return rc;
+}
+
+/* Is syllable a (ours) neutral and b the same syllable in a full tone?
+ * The model follows CPP's labels, which read full tones where the
+ * dictionary reads a neutral one: ours stay. */
+static int neutral_convention(const ts_g2p *g, unsigned a, unsigned b)
+{
+	size_t la, lb;
+	const char *sa = ts_lexicon_syllable(g->lx, a, &la),
+	           *sb = ts_lexicon_syllable(g->lx, b, &lb);
+	return la == lb && la > 1 && sa[la - 1] == '5' && memcmp(sa, sb, la - 1) == 0;
+}
+
+/* The model's opinion on the reading of character i (decided by a rule or
+ * the default): it scores the character's readings it knows, and its
+ * choice replaces ours when its margin is large enough.  一 and 不 are
+ * left to the sandhi.  Returns 0 or TS_ENOMEM. */
+static int ask_model(ts_g2p *g, size_t i, size_t n)
+{
+	int ch = g->ch[i];
+	unsigned nr = ts_lexicon_nreadings(g->lx, ch);
+	if (nr < 2 || g->fcp[i] == g->yi || g->fcp[i] == g->bu ||
+	    bsearch(&g->fcp[i], g->skip, g->nskip, sizeof *g->skip, cmp_u32))
+		return 0;
+	/* Only the readings both the lexicon and the model give the
+	 * character: the model was trained to choose among its own. */
+	int mcls[TS_G2PM_MAX_READINGS], cls[TS_LEX_OPEN];
+	unsigned mk = ts_g2pm_readings(g->model, g->fcp[i], mcls);
+	unsigned syl[TS_LEX_OPEN];
+	size_t k = 0, ours = TS_LEX_OPEN;
+	for (unsigned j = 0; j < nr && k < TS_LEX_OPEN; j++) {
+		unsigned s = ts_lexicon_reading(g->lx, ch, j), known = 0;
+		for (unsigned q = 0; q < mk; q++)
+			known |= mcls[q] == g->syl_class[s];
+		if (!known)
+			continue;
+		if ((int)s == g->syl[i])
+			ours = k;
+		cls[k] = g->syl_class[s];
+		syl[k++] = s;
+	}
+	if (k < 2 || ours == TS_LEX_OPEN)
+		return 0;
+	int rc = model_read(g, i, n);
+	if (rc)
+		return rc;
+	float logit[TS_LEX_OPEN];
+	ts_g2pm_score(g->run, i - g->win_a, cls, k, logit);
+	size_t best = ours;
+	for (size_t j = 0; j < k; j++)
+		if (logit[j] > logit[best])
+			best = j;
+	if (best == ours || neutral_convention(g, syl[ours], syl[best]))
+		return 0;
+	g->msyl[i] = (int)syl[best];
+	g->margin[i] = logit[best] - logit[ours];
+	float need = g->src[i] == SRC_RULE ? MODEL_MARGIN_RULE : MODEL_MARGIN_DEFAULT;
+	if (g->margin[i] > need) {
+		g->osyl[i] = g->syl[i];
+		g->osrc[i] = g->src[i];
+		g->syl[i] = (int)syl[best];
+		g->src[i] = SRC_MODEL;
+	}
+	return 0;
+}
+
 /* Readings the words left open: the context rules, then the most common
- * reading.  The rules see the text with traditional characters folded,
- * so that one rule serves both scripts. */
-static void decide_open(ts_g2p *g, size_t n)
+ * reading, then the model's opinion.  The rules and the model see the
+ * text with traditional characters folded, so that one rule serves both
+ * scripts.  Returns 0 or TS_ENOMEM. */
+static int decide_open(ts_g2p *g, size_t n)
 {
 	ts_rule_ctx ctx = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend};
 	int rules = g->rules && (g->stages & TS_G2P_RULES);
+	int model = g->model && (g->stages & TS_G2P_MODEL);
+	g->win_a = g->win_b = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (g->syl[i] != SYL_OPEN)
 			continue;
@@ -224,7 +382,11 @@ static void decide_open(ts_g2p *g, size_t n)
 			g->syl[i] = (int)ts_lexicon_reading(g->lx, g->ch[i], 0);
 			g->src[i] = SRC_DEFAULT;
 		}
+		int rc = model ? ask_model(g, i, n) : 0;
+		if (rc)
+			return rc;
 	}
+	return 0;
 }
 
 /* ---- tone sandhi of 一 and 不 ------------------------------------- */
@@ -317,6 +479,14 @@ static void sandhi(ts_g2p *g, size_t n)
 
 /* ---- output -------------------------------------------------------- */
 
+/* HOW of a rule or another source. */
+static int explain_how(const ts_g2p *g, unsigned src, size_t i, ts_buf *tokens)
+{
+	if (src == SRC_RULE)
+		return ts_buf_printf(tokens, "rule:%d", g->rule_line[i]);
+	return ts_buf_printf(tokens, "%s", source_names[src]);
+}
+
 /* CHAR=SYLLABLE/HOW for explain. */
 static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *tokens)
 {
@@ -334,9 +504,18 @@ static int explain_token(const ts_g2p *g, const char *text, size_t i, ts_buf *to
 		return ts_buf_printf(tokens, "/%.*s",
 		                     (int)(g->off[g->wend[i]] - g->off[g->wbeg[i]]),
 		                     text + g->off[g->wbeg[i]]);
-	if (g->src[i] == SRC_RULE)
-		return ts_buf_printf(tokens, "/rule:%d", g->rule_line[i]);
-	return ts_buf_printf(tokens, "/%s", source_names[g->src[i]]);
+	if (g->src[i] == SRC_MODEL) {
+		s = ts_lexicon_syllable(g->lx, (unsigned)g->osyl[i], &len);
+		rc = ts_buf_printf(tokens, "/model+%.2f(", (double)g->margin[i]);
+		rc = rc ? rc : explain_how(g, g->osrc[i], i, tokens);
+		return rc ? rc : ts_buf_printf(tokens, "=%.*s)", (int)len, s);
+	}
+	rc = ts_buf_putc(tokens, '/');
+	rc = rc ? rc : explain_how(g, g->src[i], i, tokens);
+	if (rc || g->msyl[i] < 0 || (g->src[i] != SRC_RULE && g->src[i] != SRC_DEFAULT))
+		return rc;
+	s = ts_lexicon_syllable(g->lx, (unsigned)g->msyl[i], &len);
+	return ts_buf_printf(tokens, "(model=%.*s+%.2f)", (int)len, s, (double)g->margin[i]);
 }
 
 /* Append what eSpeak is given and the tokens. */
@@ -399,6 +578,7 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		g->fcp[n] = g->key[n] >= 0 ? ts_lexicon_cp(g->lx, g->key[n]) : c;
 		g->syl[n] = SYL_NONE;
 		g->src[n] = SRC_NONE;
+		g->msyl[n] = -1;
 		g->wbeg[n] = n;
 		g->wend[n] = n + 1;
 		n++;
@@ -416,7 +596,8 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		user_words(g, a, b);
 		a = b;
 	}
-	decide_open(g, n);
+	if ((rc = decide_open(g, n)))
+		return rc;
 	if (g->stages & TS_G2P_SANDHI)
 		sandhi(g, n);
 	return emit(g, text, n, spoken, tokens);

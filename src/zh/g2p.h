@@ -7,17 +7,22 @@
  * character takes its reading from its word; where the word leaves it open
  * (a one-character word, or a polyphone the word does not settle) the
  * context rules of the voice decide, and failing them the character's
- * most common reading.  Then 一 and 不 get their tone sandhi and the
- * particles their neutral tone.  3-3 sandhi is left to eSpeak.
+ * most common reading.  Where a model is set (see ts_g2p_set_model()),
+ * it gives a second opinion on those readings the words left open, and
+ * overrides the rule or the default when it is sure enough.  Then 一 and
+ * 不 get their tone sandhi and the particles their neutral tone.  3-3
+ * sandhi is left to eSpeak.
  *
  * A conversion works on one piece of text at a time (a chunk or a line)
  * and sees no context beyond it. */
 #ifndef TS_G2P_H
 #define TS_G2P_H
 
+#include "zh/g2pm.h"
 #include "zh/lexicon.h"
 #include "zh/rules.h"
 #include "zh/userlex.h"
+#include "zh/wordtab.h"
 #include "base/util.h"
 
 #include <stddef.h>
@@ -43,7 +48,12 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
  * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
  * (the character's most common reading), /rule:LINE (the context rule on
  * that line of the rules file), /sandhi, /user (a word of the user's
- * lexicons).  For people checking readings, and for the tests. */
+ * lexicons).  Where the model was asked and disagreed:
+ * CHAR=SYLLABLE/model+MARGIN(HOW=SYLLABLE) when it decided, overriding
+ * the reading HOW gave (MARGIN: its logit of its reading less that of
+ * ours), and CHAR=SYLLABLE/HOW(model=SYLLABLE+MARGIN) when it was not sure
+ * enough.  Tokens never hold a space.
+ * For people checking readings, and for the tests. */
 void ts_g2p_set_explain(ts_g2p *g, int explain);
 
 /* The stages that run, to measure what each adds (default: all).  Without
@@ -52,8 +62,16 @@ enum {
 	TS_G2P_WORDS = 1,  /* segmentation into the lexicon's words */
 	TS_G2P_RULES = 2,  /* context rules for the readings words leave open */
 	TS_G2P_SANDHI = 4, /* 一 and 不 */
-	TS_G2P_ALL = 7,
+	TS_G2P_MODEL = 8,  /* the model's second opinion, when one is set */
+	TS_G2P_ALL = 15,
 };
 void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
+
+/* Ask the model m (may be NULL: none; it must outlive g) about the
+ * readings of polyphones no word decides, except the characters of skip
+ * (may be NULL): frequent ones where the model does not improve on the
+ * rules and defaults, and would cost the time of reading their sentence.
+ * Returns 0 or TS_ENOMEM. */
+int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip);
 
 #endif

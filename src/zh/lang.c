@@ -25,6 +25,7 @@ struct ts_lang {
 	uint32_t look_min, look_max;
 	ts_lexicon *lex;               /* NULL when the data has no lexicon */
 	ts_rules *rules;               /* NULL when it has no rules */
+	ts_g2pm *g2pm;                 /* NULL when it has no model */
 	ts_userlex *user;              /* names.txt and the user's lexicons */
 	ts_wordtab *words[TS_WORDS_N]; /* NULL where the file is missing */
 };
@@ -115,6 +116,7 @@ static const struct {
     [TS_WORDS_OPERATORS] = {"operators.tsv", 1},
     [TS_WORDS_SYMBOLS] = {"symbols.tsv", 1},
     [TS_WORDS_DIALS] = {"dial_words.txt", 0},
+    [TS_WORDS_MODEL_SKIP] = {"g2pm_skip.txt", 0},
 };
 
 /* Load the word tables in dir; a missing file is an empty table. */
@@ -161,6 +163,11 @@ ts_lang *ts_lang_load(const char *dir, ts_error *err)
 	    (rc = e->code) == TS_ENOENT)
 		rc = 0;
 	ts_buf_clear(&path);
+	if (!rc && l->lex && (rc = ts_buf_printf(&path, "%s/g2pm.bin", dir)) != 0)
+		ts_error_set(e, rc, NULL);
+	if (!rc && l->lex && !(l->g2pm = ts_g2pm_open(path.data, e)) && (rc = e->code) == TS_ENOENT)
+		rc = 0;
+	ts_buf_clear(&path);
 	if (!rc && (!(l->user = ts_userlex_new(l->lex)) ||
 	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0))
 		rc = ts_error_set(e, TS_ENOMEM, NULL);
@@ -188,6 +195,7 @@ void ts_lang_free(ts_lang *l)
 		return;
 	free(l->look);
 	ts_rules_free(l->rules);
+	ts_g2pm_free(l->g2pm);
 	ts_userlex_free(l->user);
 	ts_lexicon_free(l->lex);
 	for (int i = 0; i < TS_WORDS_N; i++)
@@ -218,6 +226,11 @@ size_t ts_lang_lookalike_count(const ts_lang *l)
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l)
 {
 	return l ? l->lex : NULL;
+}
+
+const ts_g2pm *ts_lang_g2pm(const ts_lang *l)
+{
+	return l ? l->g2pm : NULL;
 }
 
 const ts_rules *ts_lang_rules(const ts_lang *l)

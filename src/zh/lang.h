@@ -13,6 +13,10 @@
  * polyphones.txt: context rules for the readings the lexicon leaves open
  * (see rules.h).  Read only with a lexicon; optional.
  *
+ * g2pm.bin: the g2pM model (see g2pm.h), made by tools/build-g2pm.py from
+ * the published weights (Apache-2.0, LICENSE.g2pm): a second opinion on
+ * the readings no word decides.  Read only with a lexicon; optional.
+ *
  * names.txt: the names lexicon (people and places: 洪承畴 hong2 cheng2
  * chou2), in the format of a user's lexicon (see userlex.h); optional.
  * Its words, and those of the user's lexicons added with
@@ -25,10 +29,12 @@
  * (110报警), code_words.txt (房间1024), duration_words.txt (守了1000年),
  * per_words.txt (元/斤), dial_words.txt (拨打120), and the tables of
  * readings units.tsv (km -> 公里), currencies.tsv ($ -> 美元),
- * operators.tsv (+ -> 加) and symbols.tsv (& -> 和). */
+ * operators.tsv (+ -> 加) and symbols.tsv (& -> 和); and g2pm_skip.txt,
+ * the characters the model is not asked about (see g2p.h). */
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
+#include "zh/g2pm.h"
 #include "zh/lexicon.h"
 #include "zh/rules.h"
 #include "zh/userlex.h"
@@ -53,6 +59,9 @@ size_t ts_lang_lookalike_count(const ts_lang *l);
  * the ts_lang. */
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
 
+/* The g2pM model, or NULL.  Owned by the ts_lang. */
+const ts_g2pm *ts_lang_g2pm(const ts_lang *l);
+
 /* The polyphone context rules, or NULL.  Owned by the ts_lang. */
 const ts_rules *ts_lang_rules(const ts_lang *l);
 
@@ -73,6 +82,7 @@ typedef enum ts_words {
 	TS_WORDS_OPERATORS,  /* operators.tsv */
 	TS_WORDS_SYMBOLS,    /* symbols.tsv */
 	TS_WORDS_DIALS,      /* dial_words.txt */
+	TS_WORDS_MODEL_SKIP, /* g2pm_skip.txt */
 	TS_WORDS_N
 } ts_words;
 

@@ -9,17 +9,13 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/lexicon.h"
 
+#include "base/file.h"
 #include "base/util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define HEADER_SIZE    76
 #define FORMAT_VERSION 1
@@ -299,29 +295,18 @@ static int sort_syllables(ts_lexicon *lx)
 
 ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 {
-	ts_lexicon *lx = NULL;
-	void *map = MAP_FAILED;
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ts_error_set(err, errno == ENOENT ? TS_ENOENT : TS_EIO, "%s: %s", path,
-		             strerror(errno));
-		goto out;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		ts_error_set(err, TS_EIO, "%s: cannot map: %s", path,
-		             errno ? strerror(errno) : "not a regular file");
-		goto out;
-	}
-	lx = calloc(1, sizeof *lx);
+	size_t size = 0;
+	const void *map = ts_map_file(path, "tingshu lexicon", 1, SIZE_MAX, &size, err);
+	if (!map)
+		return NULL;
+	ts_lexicon *lx = calloc(1, sizeof *lx);
 	if (!lx) {
 		ts_error_set(err, TS_ENOMEM, NULL);
-		goto out;
+		ts_unmap_file(map, size);
+		return NULL;
 	}
 	lx->map = map;
-	lx->size = (size_t)st.st_size;
-	map = MAP_FAILED; /* owned by lx now */
+	lx->size = size;
 	const char *why = check(lx);
 	if (why || sort_syllables(lx) != 0) {
 		if (why)
@@ -331,11 +316,6 @@ ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 		ts_lexicon_free(lx);
 		lx = NULL;
 	}
-out:
-	if (map != MAP_FAILED)
-		munmap(map, (size_t)st.st_size);
-	if (fd >= 0)
-		close(fd);
 	return lx;
 }
 
@@ -343,7 +323,7 @@ void ts_lexicon_free(ts_lexicon *lx)
 {
 	if (!lx)
 		return;
-	munmap((void *)lx->map, lx->size);
+	ts_unmap_file(lx->map, lx->size);
 	free(lx->by_text);
 	free(lx);
 }
@@ -418,6 +398,11 @@ double ts_lexicon_char_logp(const ts_lexicon *lx, int ch)
 double ts_lexicon_unknown_logp(const ts_lexicon *lx)
 {
 	return -lx->ln_total;
+}
+
+unsigned ts_lexicon_nsyl(const ts_lexicon *lx)
+{
+	return lx->nsyl;
 }
 
 unsigned ts_lexicon_max_len(const ts_lexicon *lx)

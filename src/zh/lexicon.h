@@ -120,6 +120,9 @@ double ts_lexicon_char_logp(const ts_lexicon *lx, int ch);
 /* The score of a word the lexicon does not have: ln(1 / total). */
 double ts_lexicon_unknown_logp(const ts_lexicon *lx);
 
+/* Number of syllables (indexes are below it). */
+unsigned ts_lexicon_nsyl(const ts_lexicon *lx);
+
 /* Longest word, in characters. */
 unsigned ts_lexicon_max_len(const ts_lexicon *lx);
 

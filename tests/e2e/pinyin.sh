@@ -2,7 +2,8 @@
 # e2e_pinyin: 'tingshu pinyin' prints one line per input line and one token
 # per Han character; user lexicons (--lexicon, lexicon.txt beside the book)
 # override the voice's readings, with warnings naming file:line for bad
-# lines; a --lexicon that cannot be read is a usage error; and a build
+# lines; a --lexicon that cannot be read is a usage error; the g2pM model
+# decides where no word does, and --upto=sandhi leaves it out; and a build
 # speaks what 'pinyin' prints (a user's lexicon changes the audio).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
@@ -43,6 +44,16 @@ grep -q -- '--lexicon' "$RUN_OUT" || fail "pinyin --help does not mention --lexi
 run 2 no_file "$TINGSHU" pinyin
 run 2 bad_upto "$TINGSHU" pinyin --upto nothing book/ch.txt
 err_has bad_upto "--upto"
+# The model's second opinion: 柏 of a transliterated name, which no word
+# decides, is bo2 by the model, bai3 by the default without it; --explain
+# says so.
+printf '苏丹伊斯迈柏特拉\n' >model.txt
+run 0 model "$TINGSHU" pinyin model.txt
+[ "$(cat "$RUN_OUT")" = "su1 dan1 yi1 si1 mai4 bo2 te4 la1" ] || fail "pinyin: the model did not read 柏 bo2"
+run 0 no_model "$TINGSHU" pinyin --upto=sandhi model.txt
+[ "$(cat "$RUN_OUT")" = "su1 dan1 yi1 si1 mai4 bai3 te4 la1" ] || fail "pinyin --upto=sandhi asked the model"
+run 0 model_explain "$TINGSHU" pinyin --explain model.txt
+grep -qE ' 柏=bo2/model\+[0-9.]+\(default=bai3\) ' "$RUN_OUT" || fail "pinyin --explain: no model+MARGIN(default=bai3) for 柏"
 
 # --- user lexicons --------------------------------------------------------------
 printf '# the book'"'"'s own\n银行\tyin2 xing2\n行长 hang2\n' >book/lexicon.txt

@@ -4,7 +4,8 @@
  * Usage: test_g2p LANG_DIR DATA_DIR SCRATCH_DIR CASE...  Each line of
  * DATA_DIR/CASE.txt is converted; CASE.ok holds "input<TAB>tokens<TAB>
  * text for eSpeak" a line.  Also checked: the stages can be turned off,
- * --explain's format, and broken rule files are refused with file:line. */
+ * --explain's format, the model's second opinion, and broken rule files
+ * are refused with file:line. */
 #include "check.h"
 #include "zh/g2p.h"
 #include "zh/lang.h"
@@ -164,7 +165,30 @@ int main(int argc, char **argv)
 	CHECK(ts_g2p_convert(g, "银行都不", strlen("银行都不"), NULL, &tk) == 0);
 	CHECK(strncmp(tk.data, "银=yin2/银行 行=hang2/银行 都=dou1/rule:", 40) == 0);
 	CHECK(strstr(tk.data, " 不=bu4/default") != NULL);
+	/* The model's second opinion: in a transliterated name no word or rule
+	 * decides 柏, and the model reads bo2 where the default is bai3; the
+	 * stages without it keep the default.  Characters of the skip list,
+	 * and 一 and 不, are never asked about. */
+	const ts_g2pm *model = ts_lang_g2pm(lang);
+	CHECK(model != NULL);
+	CHECK(ts_g2p_set_model(g, model, ts_lang_words(lang, TS_WORDS_MODEL_SKIP)) == 0);
+	ts_buf_clear(&tk);
+	CHECK(ts_g2p_convert(g, "苏丹伊斯迈柏特拉", strlen("苏丹伊斯迈柏特拉"), NULL, &tk) == 0);
+	CHECK(strstr(tk.data, " 柏=bo2/model+") != NULL && strstr(tk.data, "(default=bai3)"));
+	CHECK(strchr(tk.data, ' ') && !strstr(tk.data, "  "));
+	ts_g2p_set_stages(g, TS_G2P_ALL & ~TS_G2P_MODEL);
+	ts_buf_clear(&tk);
+	CHECK(ts_g2p_convert(g, "苏丹伊斯迈柏特拉", strlen("苏丹伊斯迈柏特拉"), NULL, &tk) == 0);
+	CHECK(strstr(tk.data, " 柏=bai3/default") != NULL);
+	ts_g2p_set_stages(g, TS_G2P_ALL);
+	ts_buf_clear(&tk);
+	const char *common = "我的书看了一半，不想还给他。";
+	CHECK(ts_g2p_convert(g, common, strlen(common), NULL, &tk) == 0);
+	CHECK(strstr(tk.data, "model") == NULL);
 	ts_g2p_set_explain(g, 0);
+	tokens_are(g, "苏丹伊斯迈柏特拉", "su1 dan1 yi1 si1 mai4 bo2 te4 la1");
+	CHECK(ts_g2p_set_model(g, NULL, NULL) == 0);
+	tokens_are(g, "苏丹伊斯迈柏特拉", "su1 dan1 yi1 si1 mai4 bai3 te4 la1");
 	/* Text that is not valid UTF-8 is passed through, byte by byte. */
 	ts_buf_clear(&sp);
 	ts_buf_clear(&tk);
