@@ -89,6 +89,26 @@ make_text() {
 	} >"$out"
 }
 
+# time_one NAME: runs run_NAME in a fresh output folder $work/out-NAME
+# and prints "WALL CPU": wall seconds and user+system CPU seconds of all
+# its processes; dies with its messages, naming it by label[NAME], if it
+# fails.  (bench/run.sh, bench/default.sh)
+time_one() {
+	local name=$1 t rc=0
+	rm -rf "$work/out-$name"
+	mkdir -p "$work/out-$name"
+	sync
+	t=$(
+		TIMEFORMAT='%3R %3U %3S'
+		{ time "run_$name" 2>"$work/err-$name" >/dev/null; } 2>&1
+	) || rc=$?
+	if ((rc)); then
+		cat "$work/err-$name" >&2
+		die "'${label[$name]}' failed (exit $rc)"
+	fi
+	awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$t"
+}
+
 # median and minimum of numbers (one per argument)
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{if(NR%2)print a[(NR+1)/2]; else printf "%.3f\n",(a[NR/2]+a[NR/2+1])/2}'; }
 minimum() { printf '%s\n' "$@" | sort -g | head -n1; }

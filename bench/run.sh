@@ -93,23 +93,6 @@ declare -A label=(
 )
 declare -A samples=() cpu=()
 
-# time_one NAME: runs run_NAME in a fresh output folder and prints
-# "WALL CPU": wall seconds and user+system CPU seconds of all its processes
-time_one() {
-	local name=$1 t rc=0
-	rm -rf "$work/out-$name"
-	mkdir -p "$work/out-$name"
-	sync
-	t=$(
-		TIMEFORMAT='%3R %3U %3S'
-		{ time "run_$name" 2>"$work/err-$name" >/dev/null; } 2>&1
-	) || rc=$?
-	if ((rc)); then
-		cat "$work/err-$name" >&2
-		die "'${label[$name]}' failed (exit $rc)"
-	fi
-	awk '{printf "%.3f %.3f\n", $1, $2 + $3}' <<<"$t"
-}
 
 # ---- speed ----------------------------------------------------------------
 

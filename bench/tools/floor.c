@@ -13,6 +13,8 @@
  * turns, REPS rounds of them, and each keeps its best (smallest) time.
  *
  *   ebur128  integrated loudness (mode I, histogram) of the input's samples
+ *   meter    the same with tingshu's own meter (src/audio/loudness.c), which
+ *            replaced libebur128 in the product
  *   soxr     22,050 -> 44,100 Hz, SOXR_HQ, float32, one thread, flushed
  *   flac     FLAC, 16-bit, 44,100 Hz, libFLAC level 0 (the fastest), of the
  *            resampled samples; sf_open to sf_close
@@ -25,6 +27,8 @@
  * loudness measured and the sizes of the files on stderr, to show the work
  * was done.  Exit 0, or 2 with a message on stderr. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, also with -std=c11 */
+
+#include "audio/loudness.h"
 
 #include <ebur128.h>
 #include <errno.h>
@@ -108,6 +112,22 @@ static size_t stage_ebur128(const struct job *j)
 	ebur128_destroy(&st);
 	if (j->first)
 		fprintf(stderr, "floor: ebur128: integrated loudness %.2f LUFS\n", lufs);
+	return j->n;
+}
+
+static size_t stage_meter(const struct job *j)
+{
+	ts_loudness *m = ts_loudness_new(j->rate);
+	if (!m)
+		die("ts_loudness_new failed");
+	for (size_t i = 0; i < j->n; i += BLOCK) {
+		size_t k = j->n - i < BLOCK ? j->n - i : BLOCK;
+		ts_loudness_add_s16(m, j->in + i, k);
+	}
+	double lufs = ts_loudness_integrated(m);
+	ts_loudness_free(m);
+	if (j->first)
+		fprintf(stderr, "floor: meter: integrated loudness %.2f LUFS\n", lufs);
 	return j->n;
 }
 
@@ -197,8 +217,8 @@ static const struct stage {
 	const char *name;
 	size_t (*run)(const struct job *j);
 } stages[] = {
-    {"ebur128", stage_ebur128}, {"soxr", stage_soxr}, {"flac", stage_flac},
-    {"flac22", stage_flac22},   {"wav", stage_wav},
+    {"ebur128", stage_ebur128}, {"meter", stage_meter},   {"soxr", stage_soxr},
+    {"flac", stage_flac},       {"flac22", stage_flac22}, {"wav", stage_wav},
 };
 #define NSTAGES (sizeof stages / sizeof stages[0])
 

@@ -1,15 +1,16 @@
 /* master.c - loudness, limiter, resampling and encoding (see master.h).
  *
  * Pass 1 (ts_master_write): samples go to a raw temporary file beside the
- * output, through libebur128 (integrated loudness, histogram mode so that
- * memory does not grow with the chapter) and into a histogram of energy by
- * peak that foresees what the limiter will take off (loss_model).
+ * output, through the loudness meter (loudness.c: integrated loudness,
+ * flat memory) and into a histogram of energy by peak that foresees what
+ * the limiter will take off (loss_model).
  *
  * Pass 2 (ts_master_commit): the file is read back in blocks; each block
  * is scaled by the gain that brings the chapter to the target once the
- * limiter has taken its share, limited, measured again (libebur128 and the
- * true-peak meter below), resampled by libsoxr when asked, rounded to 16
- * bits and encoded.  If the result misses the target by more than
+ * limiter has taken its share, limited, measured again (the loudness
+ * meter and the true-peak meter below, one after the other on the same
+ * block), resampled by libsoxr when asked, rounded to 16 bits and
+ * encoded.  If the result misses the target by more than
  * RETRY_LU, pass 2 runs again with the model scaled to what it measured,
  * up to MAX_PASSES times in all.
  *
@@ -34,11 +35,13 @@
  * is skipped. */
 #include "audio/master.h"
 
+#include "audio/loudness.h"
+#include "audio/vec.h"
+
 #include "base/file.h"
 
 #include "base/util.h"
 
-#include <ebur128.h>
 #include <errno.h>
 #include <math.h>
 #include <soxr.h>
@@ -60,6 +63,8 @@
 #define RETRY_LU     0.3 /* a pass this close to the target is kept */
 #define MAX_PASSES   4
 #define MAX_GAIN_DB  30.0
+#define RAW_BUFFER   (256 * 1024) /* stdio buffer of the raw temporary file */
+#define OBUF         (16 * BLOCK) /* samples written at a time */
 
 /* ---- true peak ------------------------------------------------------- */
 
@@ -98,15 +103,6 @@ static inline float max2(float a, float b)
  * own vectorizer spills this loop to the stack.  Each lane sums in the
  * same order as interp_point() does, so the results are the same to the
  * bit whichever path computes a point. */
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-
-static inline v4f load4(const float *p)
-{
-	v4f v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
 
 static inline v4f abs4(v4f v)
 {
@@ -147,7 +143,7 @@ static float abs_max(const float *x, size_t n)
  * oversampled signal), or 0 where a group of TP_LANES points cannot
  * pass skip_below. */
 #define TP_LANES 16
-static void interp_peaks(const float *xb, size_t n, float *q, float skip_below)
+TS_CLONES static void interp_peaks(const float *xb, size_t n, float *q, float skip_below)
 {
 	enum { V = TP_LANES / 4 };
 	for (size_t i0 = 0; i0 < n; i0 += TP_LANES) {
@@ -403,7 +399,7 @@ static size_t segment_done(limiter *l, uint64_t s, float *y)
 
 /* Limit n samples of x; writes to y the output due and returns how many
  * (at most n + SEG once the look-ahead is full). */
-static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
+TS_CLONES static size_t limiter_run(limiter *l, const float *x, size_t n, float *y)
 {
 	size_t out = 0;
 	while (n > 0) {
@@ -521,7 +517,7 @@ static void model_block_done(loss_model *lm)
 		model_place(lm, j - 1);
 }
 
-static void model_add(loss_model *lm, const int16_t *s, size_t n)
+TS_CLONES static void model_add(loss_model *lm, const int16_t *s, size_t n)
 {
 	while (n > 0) {
 		size_t k = ENV_BLOCK - lm->cur_n < n ? ENV_BLOCK - lm->cur_n : n;
@@ -599,7 +595,10 @@ struct ts_master {
 	soxr_t rs;         /* direct mode with resampling */
 	char *raw_path;    /* normalize mode: the raw samples */
 	FILE *raw;
-	ebur128_state *in_meter;
+	char *rawbuf;  /* raw's buffer */
+	int16_t *obuf; /* samples to write */
+	size_t on;     /* in obuf */
+	ts_loudness *in_meter;
 	uint64_t frames_out;
 	/* pass 2 buffers */
 	int16_t *ibuf;
@@ -656,13 +655,31 @@ static ts_writer *open_writer(ts_master *m, ts_error *err)
 	return ts_writer_open(m->fmt, m->path, &o, err);
 }
 
-/* Round float samples to 16 bits and write them. */
-static int emit(ts_master *m, const float *y, size_t n)
+/* Write what waits in the output buffer. */
+static int emit_flush(ts_master *m)
 {
-	int16_t s[BLOCK];
+	if (m->on == 0)
+		return 0;
+	int rc = ts_writer_write(m->w, m->obuf, m->on);
+	if (rc)
+		return ts_error_set(&m->err, rc, "%s", ts_writer_errmsg(m->w));
+	m->frames_out += m->on;
+	m->on = 0;
+	return 0;
+}
+
+/* Round float samples to 16 bits into the output buffer, written when it
+ * is full (a system call per OBUF samples, not per BLOCK). */
+TS_CLONES static int emit(ts_master *m, const float *y, size_t n)
+{
 	float t[BLOCK];
+	if (!m->obuf && !(m->obuf = malloc(OBUF * sizeof *m->obuf)))
+		return fail(m, TS_ENOMEM, "out of memory");
 	while (n > 0) {
 		size_t k = n < BLOCK ? n : BLOCK;
+		if (k > OBUF - m->on)
+			k = OBUF - m->on;
+		int16_t *s = m->obuf + m->on;
 		/* Clamped, then rounded to the nearest integer, ties to even,
 		 * as lrintf() does: adding and taking away 1.5 * 2^23 leaves
 		 * no fraction.  Two loops, so that both vectorize. */
@@ -673,10 +690,12 @@ static int emit(ts_master *m, const float *y, size_t n)
 		}
 		for (size_t i = 0; i < k; i++)
 			s[i] = (int16_t)(int32_t)((t[i] + 12582912.0f) - 12582912.0f);
-		int rc = ts_writer_write(m->w, s, k);
-		if (rc)
-			return ts_error_set(&m->err, rc, "%s", ts_writer_errmsg(m->w));
-		m->frames_out += k;
+		m->on += k;
+		if (m->on == OBUF) {
+			int rc = emit_flush(m);
+			if (rc)
+				return rc;
+		}
 		y += k;
 		n -= k;
 	}
@@ -688,7 +707,7 @@ static int emit(ts_master *m, const float *y, size_t n)
 static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 {
 	if (!rs)
-		return n ? emit(m, x, n) : 0;
+		return n ? emit(m, x, n) : emit_flush(m);
 	size_t need = (size_t)((double)(n ? n : BLOCK) * m->out_rate / m->in_rate) + 64;
 	if (TS_GROW(m->rbuf, m->rcap, need))
 		return fail(m, TS_ENOMEM, "out of memory");
@@ -706,7 +725,7 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 			if (n == 0)
 				return 0;
 		} else if (made == 0) {
-			return 0;
+			return emit_flush(m);
 		}
 	}
 }
@@ -751,8 +770,11 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 		m->raw_path = NULL;
 		goto fail;
 	}
-	m->in_meter =
-	    ebur128_init(1, (unsigned long)in_rate, EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM);
+	/* A large buffer: reading back, a system call per 256 KB, not per
+	 * 8 KB (glibc takes the size of a buffer only with the buffer). */
+	if ((m->rawbuf = malloc(RAW_BUFFER)))
+		setvbuf(m->raw, m->rawbuf, _IOFBF, RAW_BUFFER);
+	m->in_meter = ts_loudness_new(in_rate);
 	m->model = calloc(1, sizeof *m->model);
 	if (!m->in_meter || !m->model) {
 		ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
@@ -793,8 +815,7 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s", m->path,
 		                    strerror(errno));
 	model_add(m->model, s, n);
-	if (ebur128_add_frames_short(m->in_meter, s, n) != EBUR128_SUCCESS)
-		return fail(m, TS_ENOMEM, "out of memory");
+	ts_loudness_add_s16(m->in_meter, s, n);
 	return 0;
 }
 
@@ -806,10 +827,10 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 	int rc = 0;
 	limiter *l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20));
 	tp_meter *tp = calloc(1, sizeof *tp);
-	ebur128_state *meter =
-	    ebur128_init(1, (unsigned long)m->in_rate, EBUR128_MODE_I | EBUR128_MODE_HISTOGRAM);
+	ts_loudness *meter = ts_loudness_new(m->in_rate);
 	soxr_t rs = NULL;
 	m->frames_out = 0;
+	m->on = 0;
 	if (!l || !tp || !meter) {
 		rc = fail(m, TS_ENOMEM, "out of memory");
 		goto out;
@@ -850,10 +871,7 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 		if (y_n == 0)
 			continue;
 		meter_add(tp, m->ybuf, y_n);
-		if (ebur128_add_frames_float(meter, m->ybuf, y_n) != EBUR128_SUCCESS) {
-			rc = fail(m, TS_ENOMEM, "out of memory");
-			goto out;
-		}
+		ts_loudness_add(meter, m->ybuf, y_n);
 		if ((rc = resample_emit(m, rs, m->ybuf, y_n)))
 			goto out;
 	}
@@ -861,9 +879,7 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 		goto out;
 	static const float zero[TP_HIST];
 	meter_add(tp, zero, TP_HIST);
-	double lufs;
-	if (ebur128_loudness_global(meter, &lufs) != EBUR128_SUCCESS)
-		lufs = NAN;
+	double lufs = ts_loudness_integrated(meter);
 	rep->output_lufs = isfinite(lufs) ? lufs : NAN;
 	rep->true_peak_db = tp->peak > 0 ? 20 * log10(tp->peak) : -INFINITY;
 	rep->limited_s = (double)l->limited / m->in_rate;
@@ -872,7 +888,7 @@ out:
 	if (rs)
 		soxr_delete(rs);
 	if (meter)
-		ebur128_destroy(&meter);
+		ts_loudness_free(meter);
 	free(tp);
 	limiter_free(l);
 	return rc;
@@ -907,7 +923,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 		goto out;
 	}
 	double in;
-	if (ebur128_loudness_global(m->in_meter, &in) != EBUR128_SUCCESS || !isfinite(in))
+	if (!isfinite(in = ts_loudness_integrated(m->in_meter)))
 		in = NAN;
 	rep->input_lufs = in;
 	/* The gain: the target's, plus what the limiter is foreseen to take
@@ -917,6 +933,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 	model_end(m->model);
 	double gain = isfinite(in) ? choose_gain(m->model, in, m->o.target_lufs, thresh_db, 1) : 0;
 	for (int pass = 0;; pass++) {
+		rep->passes = pass + 1;
 		if ((rc = render(m, gain, rep, pass))) {
 			if (err)
 				*err = m->err;
@@ -956,10 +973,11 @@ void ts_master_abort(ts_master *m)
 		soxr_delete(m->rs);
 	if (m->raw)
 		fclose(m->raw);
+	free(m->rawbuf);
+	free(m->obuf);
 	if (m->raw_path)
 		unlink(m->raw_path);
-	if (m->in_meter)
-		ebur128_destroy(&m->in_meter);
+	ts_loudness_free(m->in_meter);
 	free(m->model);
 	free(m->raw_path);
 	free(m->path);

@@ -3,7 +3,7 @@
  *
  * The finisher's samples come in; the master writes them to a temporary
  * file of raw samples while measuring their loudness (EBU R 128, with
- * libebur128).  On commit it reads that file back once: a fixed gain
+ * the meter of loudness.h).  On commit it reads that file back once: a fixed gain
  * brings the chapter to the target loudness, a look-ahead limiter keeps
  * the true peak under the ceiling where the gain alone would break it
  * (the gain it applies is smooth and never clips), libsoxr resamples
@@ -41,6 +41,7 @@ typedef struct ts_master_report {
 	double output_lufs;  /* measured on the output; NAN when not measured */
 	double true_peak_db; /* of the output, dBTP; NAN when not measured */
 	double limited_s;    /* seconds during which the limiter lowered the gain */
+	int passes;          /* times the samples were rendered (0 without loudness) */
 } ts_master_report;
 
 typedef struct ts_master ts_master;

@@ -552,7 +552,7 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
                             ts_build_summary *sum)
 {
 	const ts_master_opts *mo = &p->mo;
-	size_t heavy = 0, heaviest = 0, missed = 0, farthest = 0;
+	size_t heavy = 0, heaviest = 0, missed = 0, farthest = 0, normalized = 0, repassed = 0;
 	double most = 0, worst_miss = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const ts_chapter_result *r = &res[i];
@@ -573,6 +573,8 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 		}
 		sum->built++;
 		sum->audio_s += rate ? (double)r->samples / rate : 0;
+		normalized += r->audio.passes > 0;
+		repassed += r->audio.passes > 1;
 		/* The gain it took beyond the target's to make up for what
 		 * the limiter took off. */
 		double made_up = r->audio.gain_db - (mo->target_lufs - r->audio.input_lufs);
@@ -588,6 +590,9 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 			missed++;
 		}
 	}
+	if (normalized)
+		diag(p, TS_INFO, "loudness: %zu of %zu chapters took more than one pass", repassed,
+		     normalized);
 	if (missed)
 		diag(p, TS_WARNING,
 		     "%zu of %zu chapters could not be brought to %g LUFS under a true peak of %g "
