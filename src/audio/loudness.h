@@ -25,6 +25,10 @@ typedef struct ts_loudness ts_loudness;
 ts_loudness *ts_loudness_new(int rate);
 void ts_loudness_free(ts_loudness *m);
 
+/* Run the plain four-lane code even where the processor has AVX (the
+ * same results; for tests). */
+void ts_loudness_plain(ts_loudness *m);
+
 /* Add n samples, floats at full scale 1.0 or 16-bit integers. */
 void ts_loudness_add(ts_loudness *m, const float *x, size_t n);
 void ts_loudness_add_s16(ts_loudness *m, const int16_t *x, size_t n);

@@ -27,13 +27,16 @@ static double oracle(const float *x, size_t n, int rate)
 	return l;
 }
 
-/* Ours, fed in pieces of the sizes in sizes[] (cycled), 0: all at once. */
-static double ours(const float *x, size_t n, int rate, const size_t *sizes)
+/* Ours, fed in pieces of the sizes in sizes[] (cycled), 0: all at once;
+ * with the plain four-lane code if plain. */
+static double ours1(const float *x, size_t n, int rate, const size_t *sizes, int plain)
 {
 	ts_loudness *m = ts_loudness_new(rate);
 	CHECK(m != NULL);
 	if (!m)
 		return NAN;
+	if (plain)
+		ts_loudness_plain(m);
 	for (size_t i = 0, k = 0; i < n; k++) {
 		size_t step = sizes ? sizes[k % 4] : n;
 		if (step > n - i)
@@ -43,6 +46,18 @@ static double ours(const float *x, size_t n, int rate, const size_t *sizes)
 	}
 	double l = ts_loudness_integrated(m);
 	ts_loudness_free(m);
+	return l;
+}
+
+/* Ours, and the same from the plain code, which must agree to the bit
+ * (where the processor has AVX, the meter runs both filters in one
+ * vector of eight lanes). */
+static double ours(const float *x, size_t n, int rate, const size_t *sizes)
+{
+	double l = ours1(x, n, rate, sizes, 0), lp = ours1(x, n, rate, sizes, 1);
+	CHECK(l == lp || (isnan(l) && isnan(lp)));
+	if (!(l == lp || (isnan(l) && isnan(lp))))
+		fprintf(stderr, "at %d Hz: %.17g, the plain code %.17g\n", rate, l, lp);
 	return l;
 }
 
