@@ -207,14 +207,24 @@ def main():
     report("the whole split with them (not a held-out figure)",
            [read(t, pol) for t in now], labels)
     if args.write_skip:
+        # The characters added by hand (for novels) stay, after the ones chosen.
+        kept = ""
+        if os.path.exists(args.write_skip):
+            with open(args.write_skip, encoding="utf-8") as f:
+                old = f.read()
+            k = old.find(HAND_MARK)
+            if k >= 0:
+                kept = "\n" + old[k:]
         with open(args.write_skip, "w", encoding="utf-8") as f:
             f.write(SKIP_HEADER % (args.top, pol[0], pol[1]))
             for c in frequent:
                 if c in pol[2]:
                     f.write(c + "\n")
+            f.write(kept)
     return 0
 
 
+HAND_MARK = "# Added by hand"
 SKIP_HEADER = """\
 # g2pm_skip.txt - characters the g2pM model is not asked about: of the %d
 # most frequent polyphones it knows (by jieba's counts), those where on the

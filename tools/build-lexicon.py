@@ -169,7 +169,9 @@ def load_phrases(path, words, neutral_from=False):
 
 
 def load_fixes(path, words):
-    """Corrections: word<TAB>pin1 yin1, tone numbers; they come first."""
+    """Corrections: word<TAB>pin1 yin1, tone numbers; they come first.  A
+    syllable written * is left open: the context rules decide it (人家
+    rén·jia "others" or rénjiā "a household")."""
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             line = line.split("#", 1)[0].strip()
@@ -178,9 +180,10 @@ def load_fixes(path, words):
             word, _, pinyin = line.partition("\t")
             syls = pinyin.split()
             if (len(syls) != len(word) or not all(is_han(c) for c in word)
-                    or not all(s[:-1].isalpha() and s[-1] in "12345" for s in syls)):
+                    or not all(s == "*" or (s[:-1].isalpha() and s[-1] in "12345")
+                               for s in syls)):
                 die("%s:%d: expected \"word<TAB>pin1 yin1\"" % (path, lineno))
-            words[word] = syls
+            words[word] = [None if s == "*" else s for s in syls]
 
 
 def load_jieba(path):
@@ -304,12 +307,15 @@ def build(args):
     FIXED.update(phrases)
     load_phrases(os.path.join(d, "pinyin", "phrase-pinyin.txt"), phrases)
     load_phrases(os.path.join(d, "pinyin", "phrase-pinyin-cedict.txt"), phrases, True)
-    # A corrected word is read so inside longer entries too (阆中市).
+    # A corrected word is read so inside longer entries too (阆中市), but
+    # for its open syllables: 人家 is open, 大户人家 keeps rénjiā.  (Sorted:
+    # the same file on every run.)
     for w, syls in phrases.items():
-        for f in FIXED:
+        for f in sorted(FIXED):
             k = w.find(f)
-            if k >= 0 and w != f:
-                syls[k:k + len(f)] = phrases[f]
+            if k >= 0 and w != f and w not in FIXED:
+                syls[k:k + len(f)] = [o if s is None else s
+                                      for o, s in zip(syls[k:k + len(f)], phrases[f])]
     jieba = load_jieba(os.path.join(d, "jieba", "dict.txt"))
     cc = Opencc(os.path.join(d, "opencc"))
 
