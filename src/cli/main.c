@@ -260,7 +260,10 @@ static const char pinyin_head[] =
     "one output line per input line, one token per Han character of the spoken\n"
     "text (after cleaning and normalization), separated by single spaces: the\n"
     "syllable and its tone, 1-4 or 5 for the neutral tone, with u-umlaut written v\n"
-    "(lv4, nv3).  Other characters make no token.  Tones are as read, with the\n"
+    "(lv4, nv3).  Other characters make no token.  The tokens of Han characters\n"
+    "said for digits and symbols are in brackets (2/3个 -> [san1] [fen1] [zhi1]\n"
+    "[er4] ge4), so those not in brackets are one per Han character of the text\n"
+    "as written, whatever stands between them.  Tones are as read, with the\n"
     "sandhi of 一 and 不 applied; eSpeak applies the 3-3 sandhi itself.  This is\n"
     "exactly what eSpeak is given.  FILE may be - for standard input.\n";
 

@@ -248,6 +248,11 @@ void ts_frontend_set_sentence_fn(ts_frontend *f, ts_sentence_fn fn)
 	f->on_sentence = fn;
 }
 
+void ts_frontend_mark_said(ts_frontend *f, int mark)
+{
+	ts_normalizer_mark_said(f->norm, mark);
+}
+
 void ts_frontend_set_explain(ts_frontend *f, int explain)
 {
 	if (f->g2p)

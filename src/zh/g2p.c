@@ -66,6 +66,8 @@ struct ts_g2p {
 	int *osyl;                  /* the reading it overrode */
 	unsigned char *osrc;        /* how that one was decided */
 	size_t *wbeg, *wend;        /* the word each character is in */
+	unsigned char *said;        /* had TS_READ_MARK before it */
+	ts_buf plain;               /* the text without TS_READ_MARK */
 	double *route;              /* best score of the rest of the run */
 	size_t *next;               /* end of the best word starting here */
 	const unsigned char **bits; /* its readings, NULL for a single character */
@@ -120,6 +122,8 @@ void ts_g2p_free(ts_g2p *g)
 	ts_g2pm_run_free(g->run);
 	free(g->wbeg);
 	free(g->wend);
+	free(g->said);
+	ts_buf_free(&g->plain);
 	free(g->route);
 	free(g->next);
 	free(g->bits);
@@ -188,7 +192,8 @@ static int reserve(ts_g2p *g, size_t n)
 	    TS_RESIZE(g->usyl, cap) || TS_RESIZE(g->src, cap) || TS_RESIZE(g->rule_line, cap) ||
 	    TS_RESIZE(g->wbeg, cap) || TS_RESIZE(g->wend, cap) || TS_RESIZE(g->route, cap) ||
 	    TS_RESIZE(g->next, cap) || TS_RESIZE(g->bits, cap) || TS_RESIZE(g->msyl, cap) ||
-	    TS_RESIZE(g->margin, cap) || TS_RESIZE(g->osyl, cap) || TS_RESIZE(g->osrc, cap))
+	    TS_RESIZE(g->margin, cap) || TS_RESIZE(g->osyl, cap) || TS_RESIZE(g->osrc, cap) ||
+	    TS_RESIZE(g->said, cap))
 		return TS_ENOMEM;
 	g->cap = cap;
 	return 0;
@@ -538,9 +543,13 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 		if (han && tokens) {
 			if (!first_token)
 				rc = ts_buf_putc(tokens, ' ');
+			if (!rc && g->said[i])
+				rc = ts_buf_putc(tokens, '[');
 			if (!rc)
 				rc = g->explain ? explain_token(g, text, i, tokens)
 				                : ts_buf_append(tokens, s, len);
+			if (!rc && g->said[i])
+				rc = ts_buf_putc(tokens, ']');
 			first_token = 0;
 		}
 		if (!spoken || rc)
@@ -557,12 +566,46 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 	return rc;
 }
 
+/* The text without the TS_READ_MARKs in it, in g->plain; the characters
+ * they stood before are marked in g->said (by their index in the text
+ * without them).  Returns 0 or TS_ENOMEM. */
+static int drop_marks(ts_g2p *g, const char **text, size_t *len)
+{
+	ts_buf_clear(&g->plain);
+	memset(g->said, 0, *len);
+	size_t n = 0;
+	for (size_t i = 0; i < *len;) {
+		if ((*text)[i] == TS_READ_MARK) {
+			g->said[n] = 1;
+			i++;
+			continue;
+		}
+		uint32_t c;
+		int k = ts_utf8_decode((const unsigned char *)*text + i, *len - i, &c);
+		k = k > 0 ? k : 1;
+		ts_buf_append(&g->plain, *text + i, (size_t)k);
+		i += (size_t)k;
+		n++;
+	}
+	if (ts_buf_error(&g->plain))
+		return ts_buf_error(&g->plain);
+	*text = g->plain.data ? g->plain.data : "";
+	*len = g->plain.len;
+	return 0;
+}
+
 int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens)
 {
 	int rc;
 	size_t n = 0;
 	if ((rc = reserve(g, len)))
 		return rc;
+	if (memchr(text, TS_READ_MARK, len)) {
+		if ((rc = drop_marks(g, &text, &len)))
+			return rc;
+	} else {
+		memset(g->said, 0, len + 1);
+	}
 	for (size_t i = 0; i < len;) {
 		uint32_t c;
 		int k = ts_utf8_decode((const unsigned char *)text + i, len - i, &c);

@@ -41,7 +41,10 @@ void ts_g2p_free(ts_g2p *g);
  * ("hang2"), syllables separated by a space, everything else kept as it
  * is.  Appends to tokens (may be NULL) the syllables alone, one per Han
  * character, separated by single spaces (a Han character the lexicon does
- * not know stands for itself in both).  Returns 0 or TS_ENOMEM. */
+ * not know stands for itself in both).  A TS_READ_MARK in text is
+ * dropped, and the token of the Han character after it is written in
+ * brackets ("[huo4]"): the normalizer said that character for a digit or
+ * a symbol.  Returns 0 or TS_ENOMEM. */
 int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens);
 
 /* With explain set, each token says how it was decided:

@@ -14,7 +14,10 @@
  * - the spoken text is what the normalizer makes of whole lines, and,
  *   except in the cases named long*, whose very long sentences are cut,
  *   the chunks are what the segmenter makes of it: finding the sentences
- *   changes nothing in what is spoken. */
+ *   changes nothing in what is spoken.
+ * And DATA_DIR/tokens.txt: the tokens of `tingshu pinyin` (symbols and
+ * digits said in Han characters marked), one per Han character of the
+ * text as written whatever stands between them, fed whole and in pieces. */
 #include "check.h"
 #include "text/clean.h"
 #include "speech/frontend.h"
@@ -309,6 +312,81 @@ static void check_order(const ts_lang *lang)
 	ts_frontend_free(f);
 }
 
+/* ---- one token per Han character ----------------------------------- */
+
+static int add_tokens(void *ud, const ts_chunk *c)
+{
+	ts_buf *b = ud;
+	if (c->tokens_len && b->len)
+		ts_buf_putc(b, ' ');
+	return ts_buf_append(b, c->tokens, c->tokens_len);
+}
+
+/* The tokens of line[0..n) fed in pieces of about step bytes. */
+static void tokens_of(const ts_lang *lang, const char *line, size_t n, size_t step, ts_buf *out)
+{
+	ts_frontend *f = ts_frontend_new(lang, add_tokens, NULL, out);
+	CHECK(f != NULL);
+	ts_frontend_mark_said(f, 1);
+	size_t i = 0;
+	do {
+		size_t k = piece_len(line, n, i, step);
+		CHECK(ts_frontend_feed(f, line + i, k, i + k == n) == 0);
+		i += k;
+	} while (i < n);
+	ts_frontend_free(f);
+}
+
+/* Tokens not in brackets, and Han characters of s[0..n). */
+static void count_own(const char *tokens, const char *s, size_t n, size_t *own, size_t *han)
+{
+	*own = *han = 0;
+	for (const char *p = tokens; *p;) {
+		*own += *p != '[';
+		const char *sp = strchr(p, ' ');
+		p = sp ? sp + 1 : p + strlen(p);
+	}
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		int k = ts_utf8_decode((const unsigned char *)s + i, n - i, &c);
+		*han += k > 0 && ts_is_han(c);
+		i += k > 0 ? (size_t)k : 1;
+	}
+}
+
+static void check_tokens(const ts_lang *lang, const char *dir)
+{
+	char path[1024];
+	size_t size;
+	snprintf(path, sizeof path, "%s/tokens.txt", dir);
+	char *text = read_file(path, &size);
+	CHECK(text != NULL);
+	static const size_t steps[] = {1, 2, 3, 5, 7, 4096};
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
+		if (nl)
+			*nl = '\0';
+		if (line[0] != '#' && tab) {
+			size_t n = (size_t)(tab - line), own, han;
+			for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+				ts_buf got = {0};
+				tokens_of(lang, line, n, steps[k], &got);
+				const char *g = got.data ? got.data : "";
+				count_own(g, line, n, &own, &han);
+				if (strcmp(g, tab + 1) != 0 || own != han) {
+					fprintf(stderr,
+					        "tokens of %.*s (pieces of %zu): %s\n   want %s\n",
+					        (int)n, line, steps[k], g, tab + 1);
+					check_failures++;
+				}
+				ts_buf_free(&got);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -325,6 +403,7 @@ int main(int argc, char **argv)
 		run_case(lang, argv[2], argv[i]);
 	check_hostile();
 	check_order(lang);
+	check_tokens(lang, argv[2]);
 	ts_lang_free(lang);
 	return check_done("test_frontend");
 }
