@@ -159,7 +159,7 @@ static const int stage_values[] = {TS_UPTO_CHARS, TS_UPTO_WORDS, TS_UPTO_RULES, 
                                    TS_UPTO_ALL};
 
 static const opt pinyin_cli_rows[] = {
-    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt), sandhi, or model+MARGIN(HOW=SYLLABLE) where the g2pM model overrode the reading HOW gave; HOW(model=SYLLABLE+MARGIN) where it disagreed, less sure"),
+    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt), sandhi, user (your lexicon), surname (a surname starting a personal name), or model+MARGIN(HOW=SYLLABLE) where the g2pM model overrode the reading HOW gave; HOW(model=SYLLABLE+MARGIN) where it disagreed, less sure"),
 };
 
 static const opt upto_rows[] = {

@@ -21,6 +21,7 @@
 #include "zh/g2pm.h"
 #include "zh/lexicon.h"
 #include "zh/rules.h"
+#include "zh/surname.h"
 #include "zh/userlex.h"
 #include "zh/wordtab.h"
 #include "base/util.h"
@@ -51,7 +52,8 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
  * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
  * (the character's most common reading), /rule:LINE (the context rule on
  * that line of the rules file), /sandhi, /user (a word of the user's
- * lexicons).  Where the model was asked and disagreed:
+ * lexicons), /surname (a surname starting a personal name: see
+ * ts_g2p_set_surnames()).  Where the model was asked and disagreed:
  * CHAR=SYLLABLE/model+MARGIN(HOW=SYLLABLE) when it decided, overriding
  * the reading HOW gave (MARGIN: its logit of its reading less that of
  * ours), and CHAR=SYLLABLE/HOW(model=SYLLABLE+MARGIN) when it was not sure
@@ -76,5 +78,12 @@ void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
  * rules and defaults, and would cost the time of reading their sentence.
  * Returns 0 or TS_ENOMEM. */
 int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip);
+
+/* Read the surnames of table (may be NULL: none; in the format of a
+ * user's lexicon) with their readings where they start a personal name,
+ * as the cues of cues say (see surname.h).  Both must outlive g.  Part of
+ * the rules stage (TS_G2P_RULES); the user's words come first.  Returns 0
+ * or TS_ENOMEM. */
+int ts_g2p_set_surnames(ts_g2p *g, const ts_userlex *table, const ts_wordtab *cues);
 
 #endif

@@ -134,6 +134,8 @@ int main(int argc, char **argv)
 	const ts_lexicon *lx = ts_lang_lexicon(lang);
 	ts_g2p *g = ts_g2p_new(lx, ts_lang_rules(lang), ts_lang_userlex(lang));
 	CHECK(g != NULL);
+	CHECK(ts_g2p_set_surnames(g, ts_lang_surnames(lang),
+	                          ts_lang_words(lang, TS_WORDS_NAME_CUES)) == 0);
 
 	for (int i = 4; i < argc; i++)
 		run_case(g, argv[2], argv[i]);
@@ -165,6 +167,23 @@ int main(int argc, char **argv)
 	CHECK(ts_g2p_convert(g, "银行都不", strlen("银行都不"), NULL, &tk) == 0);
 	CHECK(strncmp(tk.data, "银=yin2/银行 行=hang2/银行 都=dou1/rule:", 40) == 0);
 	CHECK(strstr(tk.data, " 不=bu4/default") != NULL);
+	/* A surname starting a name says so; without the rules stage it is
+	 * not looked for. */
+	ts_buf_clear(&tk);
+	CHECK(ts_g2p_convert(g, "单先生说", strlen("单先生说"), NULL, &tk) == 0);
+	CHECK(strncmp(tk.data, "单=shan4/surname ", 17) == 0);
+	ts_g2p_set_explain(g, 0);
+	ts_g2p_set_stages(g, TS_G2P_WORDS);
+	tokens_are(g, "单先生", "dan1 xian1 sheng5");
+	ts_g2p_set_stages(g, TS_G2P_ALL);
+	tokens_are(g, "单先生", "shan4 xian1 sheng5");
+	/* No surnames set: none is found. */
+	CHECK(ts_g2p_set_surnames(g, NULL, NULL) == 0);
+	tokens_are(g, "单田芳说", "dan1 tian2 fang1 shuo1");
+	CHECK(ts_g2p_set_surnames(g, ts_lang_surnames(lang),
+	                          ts_lang_words(lang, TS_WORDS_NAME_CUES)) == 0);
+	tokens_are(g, "单田芳说", "shan4 tian2 fang1 shuo1");
+	ts_g2p_set_explain(g, 1);
 	/* The model's second opinion: in a transliterated name no word or rule
 	 * decides 柏, and the model reads bo2 where the default is bai3; the
 	 * stages without it keep the default.  Characters of the skip list,
