@@ -137,14 +137,29 @@ static int given_then_cue(const ts_surnames *s, const ts_name_ctx *x, size_t p, 
 	return cue_at(s, x, p + g, TITLE) || cue_at(s, x, p + g, VERB);
 }
 
+/* Are the characters [a, b) a title or a suffix, word or not? */
+static int is_title(const ts_surnames *s, const ts_name_ctx *x, size_t a, size_t b)
+{
+	for (size_t k = 0; k < s->ncues; k++) {
+		const cue *c = &s->cues[k];
+		if ((c->kind == TITLE || c->kind == SUFFIX) && c->len == b - a &&
+		    memcmp(c->cp, x->cp + a, c->len * sizeof *c->cp) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The surname at i starts a word of the lexicon that leaves its readings
  * open, of two or three characters: a name the lexicon knows as a word
- * but not how to read (单田芳).  It is one where a cue says so. */
+ * but not how to read (单田芳), or the surname and a title (仇先生).  It is
+ * one where the title or a cue says so. */
 static size_t name_word(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t *given)
 {
 	size_t end = x->wend[i];
 	if (x->wbeg[i] != i || !x->open[i] || end - i < 2 || end - i > 1 + MAX_GIVEN)
 		return 0;
+	if (is_title(s, x, i + 1, end) && !is_char(s, x->cp[i], STRICT))
+		return 1; /* 仇先生 as one word */
 	if (!cue_before(s, x, i, BEFORE) &&
 	    (is_char(s, x->cp[i], STRICT) ||
 	     !(cue_at(s, x, end, TITLE) || cue_at(s, x, end, VERB))))
