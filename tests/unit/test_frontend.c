@@ -323,11 +323,12 @@ static int add_tokens(void *ud, const ts_chunk *c)
 }
 
 /* The tokens of line[0..n) fed in pieces of about step bytes. */
-static void tokens_of(const ts_lang *lang, const char *line, size_t n, size_t step, ts_buf *out)
+static void tokens_of(const ts_lang *lang, const char *line, size_t n, size_t step, ts_buf *out,
+                      int mark)
 {
 	ts_frontend *f = ts_frontend_new(lang, add_tokens, NULL, out);
 	CHECK(f != NULL);
-	ts_frontend_mark_said(f, 1);
+	ts_frontend_mark_said(f, mark);
 	size_t i = 0;
 	do {
 		size_t k = piece_len(line, n, i, step);
@@ -370,7 +371,7 @@ static void check_tokens(const ts_lang *lang, const char *dir)
 			size_t n = (size_t)(tab - line), own, han;
 			for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
 				ts_buf got = {0};
-				tokens_of(lang, line, n, steps[k], &got);
+				tokens_of(lang, line, n, steps[k], &got, 1);
 				const char *g = got.data ? got.data : "";
 				count_own(g, line, n, &own, &han);
 				if (strcmp(g, tab + 1) != 0 || own != han) {
@@ -385,6 +386,42 @@ static void check_tokens(const ts_lang *lang, const char *dir)
 		line = nl ? nl + 1 : NULL;
 	}
 	free(text);
+}
+
+/* Marking the said characters changes nothing but the brackets: the
+ * tokens of each line of the case files, without their brackets, are
+ * those made without marks (the same readings, the same chunks). */
+static void check_marks_change_nothing(const ts_lang *lang, const char *dir, char **cases,
+                                       int ncases)
+{
+	for (int i = 0; i < ncases; i++) {
+		char path[1024];
+		size_t size;
+		snprintf(path, sizeof path, "%s/%s.txt", dir, cases[i]);
+		char *text = read_file(path, &size);
+		CHECK(text != NULL);
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			ts_buf marked = {0}, plain = {0}, stripped = {0};
+			tokens_of(lang, line, n, 4096, &marked, 1);
+			tokens_of(lang, line, n, 4096, &plain, 0);
+			for (size_t k = 0; k < marked.len; k++)
+				if (marked.data[k] != '[' && marked.data[k] != ']')
+					ts_buf_putc(&stripped, marked.data[k]);
+			if (!same(&stripped, &plain)) {
+				fprintf(stderr, "marks change the tokens of %.*s:\n  %s\n  %s\n",
+				        (int)n, line, stripped.data ? stripped.data : "",
+				        plain.data ? plain.data : "");
+				check_failures++;
+			}
+			ts_buf_free(&marked);
+			ts_buf_free(&plain);
+			ts_buf_free(&stripped);
+			line = nl ? nl + 1 : NULL;
+		}
+		free(text);
+	}
 }
 
 int main(int argc, char **argv)
@@ -404,6 +441,7 @@ int main(int argc, char **argv)
 	check_hostile();
 	check_order(lang);
 	check_tokens(lang, argv[2]);
+	check_marks_change_nothing(lang, argv[2], argv + 3, argc - 3);
 	ts_lang_free(lang);
 	return check_done("test_frontend");
 }
