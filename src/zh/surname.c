@@ -14,9 +14,9 @@
 #define MAX_CUE   8 /* characters of a cue; longer entries are ignored */
 #define MAX_GIVEN 2 /* characters of a given name */
 
-enum kind { BEFORE, FAMILIAR, TITLE, SUFFIX, VERB, NOTGIVEN, STRICT, NKINDS };
-static const char *const kind_names[NKINDS] = {"before", "familiar", "title", "suffix",
-                                               "verb",   "notgiven", "strict"};
+enum kind { BEFORE, FAMILIAR, TITLE, OFFICE, SUFFIX, VERB, NOTNAME, STRICT, NOOFFICE, NKINDS };
+static const char *const kind_names[NKINDS] = {"before", "familiar", "title",  "office",  "suffix",
+                                               "verb",   "notname",  "strict", "nooffice"};
 
 typedef struct cue {
 	unsigned char kind;
@@ -128,12 +128,11 @@ static int given_then_cue(const ts_surnames *s, const ts_name_ctx *x, size_t p, 
 	if (p + g >= x->n)
 		return 0;
 	for (size_t k = p; k < p + g; k++)
-		if (!ts_is_han(x->cp[k]) || is_char(s, x->cp[k], NOTGIVEN))
+		if (!ts_is_han(x->cp[k]) || is_char(s, x->cp[k], NOTNAME) || !whole(x, k, k + 1))
 			return 0;
-	/* The given name may be a word of its own, or two, but not run into
-	 * what follows it. */
-	if (x->wend[p + g - 1] != p + g || x->wbeg[p] < p)
-		return 0;
+	/* Each character a word of its own: a word of the lexicon there is
+	 * more often what it says (曾接受记者 is not a name), and a given name
+	 * the lexicon knows as a word with the surname is name_word()'s. */
 	return cue_at(s, x, p + g, TITLE) || cue_at(s, x, p + g, VERB);
 }
 
@@ -142,8 +141,8 @@ static int is_title(const ts_surnames *s, const ts_name_ctx *x, size_t a, size_t
 {
 	for (size_t k = 0; k < s->ncues; k++) {
 		const cue *c = &s->cues[k];
-		if ((c->kind == TITLE || c->kind == SUFFIX) && c->len == b - a &&
-		    memcmp(c->cp, x->cp + a, c->len * sizeof *c->cp) == 0)
+		if ((c->kind == TITLE || c->kind == OFFICE || c->kind == SUFFIX) &&
+		    c->len == b - a && memcmp(c->cp, x->cp + a, c->len * sizeof *c->cp) == 0)
 			return 1;
 	}
 	return 0;
@@ -158,7 +157,8 @@ static size_t name_word(const ts_surnames *s, const ts_name_ctx *x, size_t i, si
 	size_t end = x->wend[i];
 	if (x->wbeg[i] != i || !x->open[i] || end - i < 2 || end - i > 1 + MAX_GIVEN)
 		return 0;
-	if (is_title(s, x, i + 1, end) && !is_char(s, x->cp[i], STRICT))
+	if (is_title(s, x, i + 1, end) && !is_char(s, x->cp[i], STRICT) &&
+	    !is_char(s, x->cp[i], NOOFFICE))
 		return 1; /* 仇先生 as one word */
 	if (!cue_before(s, x, i, BEFORE) &&
 	    (is_char(s, x->cp[i], STRICT) ||
@@ -166,6 +166,22 @@ static size_t name_word(const ts_surnames *s, const ts_name_ctx *x, size_t i, si
 		return 0;
 	*given = end - i - 1;
 	return 1;
+}
+
+/* Can a name start at i: is the character before it no Han character, a
+ * "notname" one (对单先生说), or the end of a longer word (告诉单先生)?
+ * Else the surname may be the end of a given name (黄佩华先生). */
+static int name_starts(const ts_surnames *s, const ts_name_ctx *x, size_t i)
+{
+	return i == 0 || !ts_is_han(x->cp[i - 1]) || is_char(s, x->cp[i - 1], NOTNAME) ||
+	       x->wbeg[i - 1] < i - 1;
+}
+
+/* A title just after the surname at i, ending at p + 1? */
+static int title_after(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t p)
+{
+	return cue_at(s, x, p, TITLE) || cue_at(s, x, p, SUFFIX) ||
+	       (cue_at(s, x, p, OFFICE) && !is_char(s, x->cp[i], NOOFFICE));
 }
 
 size_t ts_surname_at(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t *entry,
@@ -180,15 +196,17 @@ size_t ts_surname_at(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_
 		return x->wbeg[i] == i && x->wend[i + 1] <= i + 2 ? 2 : 0;
 	size_t p = i + 1;
 	if (!whole(x, i, p))
-		return name_word(s, x, i, given);
+		return name_starts(s, x, i) ? name_word(s, x, i, given) : 0;
 	if (cue_before(s, x, i, BEFORE))
 		return 1;
 	if (is_char(s, x->cp[i], STRICT))
 		return 0;
-	if (cue_at(s, x, p, TITLE) || cue_at(s, x, p, SUFFIX))
-		return 1;
 	if (cue_before(s, x, i, FAMILIAR) &&
 	    (p == x->n || !ts_is_han(x->cp[p]) || cue_at(s, x, p, VERB)))
+		return 1;
+	if (!name_starts(s, x, i))
+		return 0;
+	if (title_after(s, x, i, p))
 		return 1;
 	for (size_t g = 1; g <= MAX_GIVEN; g++)
 		if (given_then_cue(s, x, p, g)) {

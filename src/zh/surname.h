@@ -8,13 +8,18 @@
  * character must be a word of its own in the segmentation (so 简单, 单位,
  * 曾经 keep their readings) and is taken for one when
  *   - a "before" cue ends just before it (姓单);
- *   - unless it is "strict" (那, 过, 种 ...: frequent words), when a
- *     "title" or "suffix" follows it (单先生, 单某), when a "familiar"
- *     cue is a word just before it and no Han character or a "verb"
- *     follows it (老单, 老单说), or when a given name of one or two
- *     characters (none a "notgiven" one) and then a "title" or a "verb"
- *     follow it (单田芳说, 单田芳大人); the same where the name is a word
- *     of the lexicon that does not say how it is read (单田芳).
+ *   - unless it is "strict" (那, 过, 种 ...: frequent words): when a
+ *     "familiar" cue is a word just before it and no Han character or a
+ *     "verb" follows it (老单, 老单说);
+ *   - and where a name can start there (no Han character before it, a
+ *     "notname" one, or the end of a longer word: not 黄佩华先生): when a
+ *     "title", a "suffix" or an "office" follows it (单先生, 单某, 单老师;
+ *     no office after a "nooffice" surname: 曹操任丞相), or when a given
+ *     name of one or two characters, each a word of its own and none a
+ *     "notname" one, and then a "title" or a "verb" follow it
+ *     (单田芳说, 单田芳大人); the same where the name is a word of the
+ *     lexicon that does not say how it is read (单田芳), or the surname
+ *     and a title are one (仇先生).
  * A double surname is taken for one wherever it is not part of a longer
  * word.  Everything is decided within the text given: no memory of names
  * across calls, so that a chunk reads the same wherever it is. */
