@@ -390,7 +390,8 @@ static void check_tokens(const ts_lang *lang, const char *dir)
 
 /* Marking the said characters changes nothing but the brackets: the
  * tokens of each line of the case files, without their brackets, are
- * those made without marks (the same readings, the same chunks). */
+ * those made without marks (the same readings, the same chunks); and those
+ * not in brackets are one per Han character of the line. */
 static void check_marks_change_nothing(const ts_lang *lang, const char *dir, char **cases,
                                        int ncases)
 {
@@ -409,6 +410,14 @@ static void check_marks_change_nothing(const ts_lang *lang, const char *dir, cha
 			for (size_t k = 0; k < marked.len; k++)
 				if (marked.data[k] != '[' && marked.data[k] != ']')
 					ts_buf_putc(&stripped, marked.data[k]);
+			size_t own, han;
+			count_own(marked.data ? marked.data : "", line, n, &own, &han);
+			if (own != han) {
+				fprintf(stderr,
+				        "%.*s: %zu Han characters, %zu tokens not in brackets\n",
+				        (int)n, line, han, own);
+				check_failures++;
+			}
 			if (!same(&stripped, &plain)) {
 				fprintf(stderr, "marks change the tokens of %.*s:\n  %s\n  %s\n",
 				        (int)n, line, stripped.data ? stripped.data : "",
