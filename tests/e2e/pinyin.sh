@@ -11,12 +11,13 @@ need_jq
 
 # --- the format ---------------------------------------------------------------
 mkdir book
-printf '银行行长长大了。\n\nNBA球星说：“1644年，还钱！”\n頭髮很長。\n' >book/ch.txt
+printf '银行行长长大了。\n\nNBA球星说：“1644年，还钱！”\n頭髮很長。\n他/她说：银行&行长\n' >book/ch.txt
 run 0 pinyin "$TINGSHU" pinyin book/ch.txt
 want='yin2 hang2 hang2 zhang3 zhang3 da4 le5
 
 qiu2 xing1 shuo1 [yi1] [liu4] [si4] [si4] nian2 huan2 qian2
-tou2 fa5 hen3 chang2'
+tou2 fa5 hen3 chang2
+ta1 [huo4] ta1 shuo1 yin2 hang2 [he2] hang2 zhang3'
 [ "$(cat "$RUN_OUT")" = "$want" ] || fail "pinyin: got
 $(cat "$RUN_OUT")
 want
