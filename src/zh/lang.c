@@ -5,6 +5,8 @@
  * edit of a table is found at once rather than misreading a book. */
 #include "zh/lang.h"
 
+#include "zh/surname.h"
+
 #include "base/lines.h"
 #include "base/util.h"
 
@@ -155,6 +157,8 @@ static int load_words(ts_lang *l, const char *dir, ts_error *err)
 		ts_error e = {0};
 		l->words[i] = ts_wordtab_load(path.data, word_files[i].said, &e);
 		rc = e.code == TS_ENOENT ? 0 : e.code;
+		if (!rc && i == TS_WORDS_NAME_CUES)
+			rc = ts_surnames_check_cues(l->words[i], path.data, &e);
 		if (rc)
 			ts_error_set(err, rc, "%s", ts_error_msg(&e));
 	}

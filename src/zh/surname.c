@@ -38,6 +38,17 @@ static int kind_of(const char *said)
 	return -1;
 }
 
+int ts_surnames_check_cues(const ts_wordtab *cues, const char *file, ts_error *err)
+{
+	size_t nw;
+	const ts_word *w = ts_wordtab_words(cues, &nw);
+	for (size_t k = 0; k < nw; k++)
+		if (kind_of(w[k].said) < 0)
+			return ts_error_set(err, TS_EINVAL, "%s: %s: unknown kind '%s'", file,
+			                    w[k].text, w[k].said);
+	return 0;
+}
+
 ts_surnames *ts_surnames_new(const ts_userlex *table, const ts_wordtab *cues)
 {
 	size_t nw;
@@ -177,7 +188,7 @@ static int name_starts(const ts_surnames *s, const ts_name_ctx *x, size_t i)
 	       x->wbeg[i - 1] < i - 1;
 }
 
-/* A title just after the surname at i, ending at p + 1? */
+/* A title, a suffix or an office at p, just after the surname at i? */
 static int title_after(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t p)
 {
 	return cue_at(s, x, p, TITLE) || cue_at(s, x, p, SUFFIX) ||

@@ -44,9 +44,15 @@ typedef struct ts_name_ctx {
 	const unsigned char *open; /* no word of the lexicon reads it */
 } ts_name_ctx;
 
+/* Is every entry of cues of a kind named in name_cues.txt?  0, or
+ * TS_EINVAL with err set ("FILE: WORD: unknown kind 'KIND'"; file names
+ * the table). */
+int ts_surnames_check_cues(const ts_wordtab *cues, const char *file, ts_error *err);
+
 /* New finder of the surnames of table with the cues of cues (both must
  * outlive it; cues may be NULL: then only double surnames are found).
- * Entries of cues of an unknown kind are ignored.  NULL when out of
+ * Entries of cues of an unknown kind (see ts_surnames_check_cues()) are
+ * ignored.  NULL when out of
  * memory; free with ts_surnames_free(). */
 ts_surnames *ts_surnames_new(const ts_userlex *table, const ts_wordtab *cues);
 void ts_surnames_free(ts_surnames *s);

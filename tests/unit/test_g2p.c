@@ -97,6 +97,27 @@ static void many_bad_lines(const ts_lexicon *lx, const char *scratch)
 }
 
 /* A rules file with one bad line is refused, naming the file and line. */
+/* Name cues of an unknown kind are an error naming the word; the voice's
+ * are all of known kinds. */
+static void bad_cues(const ts_lang *lang, const char *scratch)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/bad-cues.txt", scratch);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("姓\tbefore\n先生\ttitel\n", f);
+		fclose(f);
+	}
+	ts_error err = {0};
+	ts_wordtab *t = ts_wordtab_load(path, 1, &err);
+	CHECK(t != NULL);
+	CHECK(ts_surnames_check_cues(t, path, &err) == TS_EINVAL);
+	CHECK(strstr(err.msg, "先生: unknown kind 'titel'") != NULL);
+	CHECK(ts_surnames_check_cues(ts_lang_words(lang, TS_WORDS_NAME_CUES), "x", &err) == 0);
+	ts_wordtab_free(t);
+}
+
 static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
 {
 	char path[1024], want[1100];
@@ -217,6 +238,7 @@ int main(int argc, char **argv)
 	ts_buf_free(&tk);
 
 	/* Broken rule files. */
+	bad_cues(lang, argv[3]);
 	bad_rules(lx, argv[3], "都\tdou1\n长\n", 2);
 	bad_rules(lx, argv[3], "# comment\n\n都\tdou9\n", 3);
 	bad_rules(lx, argv[3], "都\tdou1\tbefore=成\n", 1);
