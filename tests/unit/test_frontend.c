@@ -433,6 +433,131 @@ static void check_marks_change_nothing(const ts_lang *lang, const char *dir, cha
 	}
 }
 
+/* The Han characters of an explained token line that are not in
+ * brackets ("银=yin2/银行 [或=huo4/default]" -> "银"), appended to out. */
+static void own_chars(const char *tokens, ts_buf *out)
+{
+	for (const char *p = tokens; *p;) {
+		const char *sp = strchr(p, ' '), *eq = strchr(p, '=');
+		if (*p != '[' && eq && (!sp || eq < sp))
+			ts_buf_append(out, p, (size_t)(eq - p));
+		p = sp ? sp + 1 : p + strlen(p);
+	}
+}
+
+/* Lines of Han characters mixed at random with digits, signs, symbols,
+ * units and dates (a fixed seed): the explained tokens not in brackets
+ * are the line's Han characters, in order. */
+static void check_random_tokens(const ts_lang *lang)
+{
+	static const char *const han[] = {"银", "行", "长", "大", "了", "年", "月", "日", "号",
+	                                  "个", "万", "亿", "千", "十", "点", "零", "一", "二",
+	                                  "他", "说", "是", "的", "第", "章", "米", "元"};
+	static const char *const other[] = {"0",
+	                                    "1",
+	                                    "2",
+	                                    "5",
+	                                    "9",
+	                                    "/",
+	                                    "&",
+	                                    "+",
+	                                    "-",
+	                                    "~",
+	                                    "—",
+	                                    "·",
+	                                    "…",
+	                                    "《",
+	                                    "》",
+	                                    "<",
+	                                    ">",
+	                                    "(",
+	                                    "（",
+	                                    "）",
+	                                    "%",
+	                                    ":",
+	                                    "：",
+	                                    ".",
+	                                    ",",
+	                                    "，",
+	                                    "。",
+	                                    "！",
+	                                    "?",
+	                                    "=",
+	                                    "×",
+	                                    "$",
+	                                    "￥",
+	                                    "#",
+	                                    "@",
+	                                    "*",
+	                                    "^",
+	                                    "|",
+	                                    "\\",
+	                                    "\"",
+	                                    "“",
+	                                    "”",
+	                                    "℃",
+	                                    "°",
+	                                    "km",
+	                                    "kg",
+	                                    "No.",
+	                                    "GB",
+	                                    "¥",
+	                                    " ",
+	                                    "x",
+	                                    "1/2",
+	                                    "3:2",
+	                                    "9:05",
+	                                    "1.5万",
+	                                    "2024-03-05",
+	                                    "￥1.5万",
+	                                    "1644年",
+	                                    "2024年3月5日",
+	                                    "No.1",
+	                                    "３",
+	                                    "／",
+	                                    "＆"};
+	ts_buf tokens = {0};
+	ts_frontend *f = ts_frontend_new(lang, add_tokens, NULL, &tokens);
+	CHECK(f != NULL);
+	ts_frontend_mark_said(f, 1);
+	ts_frontend_set_explain(f, 1);
+	uint32_t seed = 12345;
+	for (int line = 0; line < 1000; line++) {
+		ts_buf text = {0}, want = {0}, got = {0};
+		seed = seed * 1103515245u + 12345u;
+		int n = 1 + (int)((seed >> 16) % 20);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			uint32_t r = seed >> 8;
+			const char *w = r % 100 < 55
+			                    ? han[(r / 100) % (sizeof han / sizeof *han)]
+			                    : other[(r / 100) % (sizeof other / sizeof *other)];
+			ts_buf_append(&text, w, strlen(w));
+		}
+		for (size_t i = 0; i < text.len;) {
+			uint32_t c;
+			int k =
+			    ts_utf8_decode((const unsigned char *)text.data + i, text.len - i, &c);
+			if (ts_is_han(c))
+				ts_buf_append(&want, text.data + i, (size_t)k);
+			i += (size_t)k;
+		}
+		ts_buf_clear(&tokens);
+		CHECK(ts_frontend_feed(f, text.data, text.len, 1) == 0);
+		own_chars(tokens.data ? tokens.data : "", &got);
+		if (!same(&got, &want)) {
+			fprintf(stderr, "tokens of %s: %s\n", text.data,
+			        tokens.data ? tokens.data : "");
+			check_failures++;
+		}
+		ts_buf_free(&text);
+		ts_buf_free(&want);
+		ts_buf_free(&got);
+	}
+	ts_frontend_free(f);
+	ts_buf_free(&tokens);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -450,6 +575,7 @@ int main(int argc, char **argv)
 	check_hostile();
 	check_order(lang);
 	check_tokens(lang, argv[2]);
+	check_random_tokens(lang);
 	check_marks_change_nothing(lang, argv[2], argv + 3, argc - 3);
 	ts_lang_free(lang);
 	return check_done("test_frontend");
