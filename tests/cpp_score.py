@@ -5,11 +5,13 @@ CPP (Chinese Polyphones with Pinyin, Park & Lee 2020, Apache-2.0): one
 sentence a line in SPLIT.sent with the target character between ▁ marks,
 its pinyin in the matching line of SPLIT.lb (tone 5 = neutral, ü as u:).
 
-The sentences, marks removed, go through `tingshu pinyin` in one run.  The
-normalizer may change a sentence (1990年 becomes 一九九零年), so the target
-is found again by aligning the Han characters of the sentence with those of
-`tingshu text` (its one output line per input line is the text the tokens
-are made from: one token per Han character).
+The sentences, marks removed, go through `tingshu pinyin` in one run.  Its
+tokens in brackets are the readings of characters the normalizer said for
+digits and symbols (1990年: [yi1] [jiu3] [jiu3] [ling2] nian2); the others
+are one per Han character of the sentence, in order, so the target is the
+token at its index, not counting Han characters beyond the BMP (which are
+not read: the normalizer removes them).  A line where the tokens are not
+one per character counts as a misread target, and is reported.
 
 Usage: cpp_score.py TINGSHU DATA_DIR [--split dev] [--floor PCT] [--errors]
                     [--upto chars|words|rules|all] [--part all|held|rest]
@@ -21,7 +23,6 @@ tingshu).  --part held scores only every third sentence (the 3rd, 6th, …),
 """
 
 import argparse
-import difflib
 import os
 import subprocess
 import sys
@@ -32,6 +33,16 @@ def is_han(ch):
     cp = ord(ch)
     return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0xF900 <= cp <= 0xFAFF
             or 0x20000 <= cp <= 0x3134F or cp == 0x3007)
+
+
+def token_at(line, text, t):
+    """The token of the t-th Han character of text in its line of `tingshu
+    pinyin`, or None when the line is not one token per Han character."""
+    tokens = [tok for tok in line.split(" ") if tok and not tok.startswith("[")]
+    read = [k for k, c in enumerate(c for c in text if is_han(c)) if ord(c) < 0x10000]
+    if len(tokens) != len(read) or t not in read:
+        return None
+    return tokens[read.index(t)]
 
 
 def run(tingshu, cmd, path, *opts):
@@ -77,32 +88,28 @@ def main():
             f.write("\n".join(plain) + "\n")
         upto = "--upto=" + args.upto
         pinyin = run(args.tingshu, "pinyin", path, upto)
-        spoken = run(args.tingshu, "text", path)
         explain = run(args.tingshu, "pinyin", path, upto, "--explain") if args.errors else pinyin
-    if len(pinyin) != len(plain) or len(spoken) != len(plain):
-        sys.exit("cpp_score: %d sentences but %d pinyin and %d text lines"
-                 % (len(plain), len(pinyin), len(spoken)))
+    if len(pinyin) != len(plain) or len(explain) != len(plain):
+        sys.exit("cpp_score: %d sentences but %d pinyin lines" % (len(plain), len(pinyin)))
 
     right = 0
     errors = []
+    misaligned = 0
     for i, text in enumerate(plain):
-        tokens = pinyin[i].split(" ") if pinyin[i] else []
         src = [c for c in text if is_han(c)]
-        got_han = [c for c in spoken[i] if is_han(c)]
         t = targets[i]
-        # Where the target went: the aligned block that holds it.
-        k = None
-        sm = difflib.SequenceMatcher(None, src, got_han, autojunk=False)
-        for a, b, size in sm.get_matching_blocks():
-            if a <= t < a + size:
-                k = b + (t - a)
-                break
-        got = tokens[k] if k is not None and k < len(tokens) else "?"
+        got = token_at(pinyin[i], text, t)
+        how = token_at(explain[i], text, t)
+        if got is None:
+            misaligned += 1
+            got = how = "?"
         if got == labels[i]:
             right += 1
         else:
-            how = explain[i].split(" ")[k] if k is not None and k < len(tokens) else "?"
             errors.append((src[t], labels[i], got, how, sents[i]))
+    if misaligned:
+        print("cpp_score: %d lines have not one token per Han character" % misaligned,
+              file=sys.stderr)
     acc = 100.0 * right / len(plain)
     if args.errors:
         for e in errors:

@@ -60,20 +60,10 @@ def tokens_at_targets(tingshu, plain, targets, *opts):
         with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(plain) + "\n")
         explain = cpp.run(tingshu, "pinyin", path, "--explain", *opts)
-        spoken = cpp.run(tingshu, "text", path)
     out = []
-    import difflib
     for i, text in enumerate(plain):
-        toks = explain[i].split(" ") if explain[i] else []
-        src = [c for c in text if cpp.is_han(c)]
-        got = [c for c in spoken[i] if cpp.is_han(c)]
-        k = None
-        sm = difflib.SequenceMatcher(None, src, got, autojunk=False)
-        for a, b, size in sm.get_matching_blocks():
-            if a <= targets[i] < a + size:
-                k = b + (targets[i] - a)
-                break
-        out.append(toks[k] if k is not None and k < len(toks) else "?")
+        tok = cpp.token_at(explain[i], text, targets[i])
+        out.append(tok if tok is not None else "?")
     return out
 
 

@@ -98,6 +98,14 @@ size_t ts_utf8_count(const char *s, size_t n);
  * for cp 0. */
 int ts_char_in(uint32_t cp, const char *set);
 
+/* In the text `tingshu pinyin` reads, this byte stands before each Han
+ * character the normalizer said for something not written in Han
+ * characters (digits, symbols, signs: 或 for "/", 一 of "1"), so that the
+ * pinyin can tell them from the characters of the book.  A C0 control:
+ * the cleaner removes those from the text, so a book can never hold one.
+ * Segmentation neither counts it nor cuts after it; g2p drops it. */
+#define TS_READ_MARK '\x01'
+
 /* Character classes used by segmentation and chapter detection. */
 int ts_is_han(uint32_t cp);   /* CJK unified ideographs, any block */
 int ts_is_space(uint32_t cp); /* ASCII and Unicode spaces, incl. U+3000 */

@@ -71,6 +71,7 @@ static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, tex
 		fe = ts_frontend_new(lang, on_pinyin_chunk, on_pinyin_line, t);
 		if (fe) {
 			ts_frontend_set_explain(fe, o->mode == TS_TEXT_EXPLAIN);
+			ts_frontend_mark_said(fe, 1);
 			if (o->upto != TS_UPTO_ALL)
 				ts_frontend_set_g2p_stages(fe, (unsigned)o->upto);
 		}

@@ -159,7 +159,7 @@ static const int stage_values[] = {TS_UPTO_CHARS, TS_UPTO_WORDS, TS_UPTO_RULES, 
                                    TS_UPTO_ALL};
 
 static const opt pinyin_cli_rows[] = {
-    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt), sandhi, or model+MARGIN(HOW=SYLLABLE) where the g2pM model overrode the reading HOW gave; HOW(model=SYLLABLE+MARGIN) where it disagreed, less sure"),
+    FLAG("explain", 0, C(explain), "print each token as CHAR=SYLLABLE/HOW: HOW is the lexicon word it was read in, default (the character's most common reading), rule:LINE (the context rule on that line of polyphones.txt), sandhi, user (your lexicon), surname (a surname starting a personal name), or model+MARGIN(HOW=SYLLABLE) where the g2pM model overrode the reading HOW gave; HOW(model=SYLLABLE+MARGIN) where it disagreed, less sure"),
 };
 
 static const opt upto_rows[] = {
@@ -260,7 +260,10 @@ static const char pinyin_head[] =
     "one output line per input line, one token per Han character of the spoken\n"
     "text (after cleaning and normalization), separated by single spaces: the\n"
     "syllable and its tone, 1-4 or 5 for the neutral tone, with u-umlaut written v\n"
-    "(lv4, nv3).  Other characters make no token.  Tones are as read, with the\n"
+    "(lv4, nv3).  Other characters make no token.  The tokens of Han characters\n"
+    "said for digits and symbols are in brackets (2/3个 -> [san1] [fen1] [zhi1]\n"
+    "[er4] ge4), so those not in brackets are one per Han character of the text\n"
+    "as written, whatever stands between them.  Tones are as read, with the\n"
     "sandhi of 一 and 不 applied; eSpeak applies the 3-3 sandhi itself.  This is\n"
     "exactly what eSpeak is given.  FILE may be - for standard input.\n";
 

@@ -82,7 +82,9 @@ ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_
 	    (on_chunk && lx &&
 	     (!(f->g2p = ts_g2p_new(lx, ts_lang_rules(lang), ts_lang_userlex(lang))) ||
 	      ts_g2p_set_model(f->g2p, ts_lang_g2pm(lang),
-	                       ts_lang_words(lang, TS_WORDS_MODEL_SKIP))))) {
+	                       ts_lang_words(lang, TS_WORDS_MODEL_SKIP)) ||
+	      ts_g2p_set_surnames(f->g2p, ts_lang_surnames(lang),
+	                          ts_lang_words(lang, TS_WORDS_NAME_CUES))))) {
 		ts_frontend_free(f);
 		return NULL;
 	}
@@ -246,6 +248,11 @@ int ts_frontend_feed(ts_frontend *f, const char *text, size_t len, int line_end)
 void ts_frontend_set_sentence_fn(ts_frontend *f, ts_sentence_fn fn)
 {
 	f->on_sentence = fn;
+}
+
+void ts_frontend_mark_said(ts_frontend *f, int mark)
+{
+	ts_normalizer_mark_said(f->norm, mark);
 }
 
 void ts_frontend_set_explain(ts_frontend *f, int explain)

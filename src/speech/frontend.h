@@ -59,6 +59,13 @@ void ts_frontend_free(ts_frontend *f);
  * depend on it. */
 void ts_frontend_set_sentence_fn(ts_frontend *f, ts_sentence_fn fn);
 
+/* With mark set, the Han characters read for digits, signs and symbols
+ * (see ts_normalizer_mark_said()) make tokens in brackets, "[huo4]",
+ * that tell them from the tokens of the text's own Han characters; the
+ * text callback then sees TS_READ_MARK before them.  What eSpeak is
+ * given does not change.  For `tingshu pinyin`. */
+void ts_frontend_mark_said(ts_frontend *f, int mark);
+
 /* Chunk tokens say how each reading was decided (see ts_g2p_set_explain). */
 void ts_frontend_set_explain(ts_frontend *f, int explain);
 

@@ -168,9 +168,12 @@ static int emit(ts_segmenter *s, size_t bytes, size_t chars, int sentence_end)
 	return rc;
 }
 
+/* All of the chunk, but a TS_READ_MARK at its end: that one stays with
+ * the character it marks, still to come. */
 static int emit_all(ts_segmenter *s, int sentence_end)
 {
-	return emit(s, s->pend.len, s->pend_chars, sentence_end);
+	size_t mark = s->pend.len > 0 && s->pend.data[s->pend.len - 1] == TS_READ_MARK;
+	return emit(s, s->pend.len - mark, s->pend_chars, sentence_end);
 }
 
 /* The chunk is full: split it at the best place found so far. */
@@ -187,6 +190,10 @@ static int push(ts_segmenter *s, uint32_t c, const char *bytes, int n)
 {
 	int rc;
 	uint32_t prev = s->scan.prev;
+	/* It belongs to the character after it, and is not spoken. */
+	if (c == (uint32_t)TS_READ_MARK)
+		return ts_buf_append(&s->pend, bytes, (size_t)n);
+	int marked = s->pend.len > 0 && s->pend.data[s->pend.len - 1] == TS_READ_MARK;
 	ts_scan_step step = ts_sentence_scan_push(&s->scan, c);
 	if (step == TS_SCAN_TAIL) {
 		if (s->pend_chars >= TS_CHUNK_HARD_MAX && (rc = emit_all(s, 0)))
@@ -205,7 +212,7 @@ static int push(ts_segmenter *s, uint32_t c, const char *bytes, int n)
 	/* A split between prev and c is acceptable unless both belong to one
 	 * Latin word or number. */
 	if (s->pend_chars > 0 && !(is_word_char(prev) && is_word_char(c))) {
-		s->cut_at = s->pend.len;
+		s->cut_at = s->pend.len - (size_t)marked;
 		s->cut_chars = s->pend_chars;
 	}
 	ts_buf_append(&s->pend, bytes, (size_t)n);

@@ -15,8 +15,18 @@
 #define SYL_USER  (-3) /* read as a user's lexicon says: usyl */
 
 /* How a reading was decided (for explain). */
-enum source { SRC_NONE, SRC_WORD, SRC_DEFAULT, SRC_RULE, SRC_SANDHI, SRC_USER, SRC_MODEL };
-static const char *const source_names[] = {"", "", "default", "rule", "sandhi", "user", "model"};
+enum source {
+	SRC_NONE,
+	SRC_WORD,
+	SRC_DEFAULT,
+	SRC_RULE,
+	SRC_SANDHI,
+	SRC_USER,
+	SRC_MODEL,
+	SRC_SURNAME
+};
+static const char *const source_names[] = {"",       "",     "default", "rule",
+                                           "sandhi", "user", "model",   "surname"};
 
 /* The model's second opinion (see ask_model()).  It reads the text
  * around a polyphone, MODEL_CONTEXT characters on each side where the
@@ -42,6 +52,7 @@ struct ts_g2p {
 	const ts_rules *rules;  /* may be NULL */
 	const ts_userlex *user; /* may be NULL */
 	const ts_g2pm *model;   /* may be NULL */
+	ts_surnames *surnames;  /* may be NULL */
 	ts_g2pm_run *run;       /* its working memory */
 	int *syl_class;         /* the model's class of each syllable, or -1 */
 	uint32_t *skip;         /* characters not to ask it about, ascending */
@@ -66,6 +77,9 @@ struct ts_g2p {
 	int *osyl;                  /* the reading it overrode */
 	unsigned char *osrc;        /* how that one was decided */
 	size_t *wbeg, *wend;        /* the word each character is in */
+	unsigned char *said;        /* had TS_READ_MARK before it */
+	unsigned char *open;        /* its reading is SYL_OPEN (for surnames) */
+	ts_buf plain;               /* the text without TS_READ_MARK */
 	double *route;              /* best score of the rest of the run */
 	size_t *next;               /* end of the best word starting here */
 	const unsigned char **bits; /* its readings, NULL for a single character */
@@ -118,8 +132,12 @@ void ts_g2p_free(ts_g2p *g)
 	free(g->syl_class);
 	free(g->skip);
 	ts_g2pm_run_free(g->run);
+	ts_surnames_free(g->surnames);
 	free(g->wbeg);
 	free(g->wend);
+	free(g->said);
+	free(g->open);
+	ts_buf_free(&g->plain);
 	free(g->route);
 	free(g->next);
 	free(g->bits);
@@ -188,7 +206,8 @@ static int reserve(ts_g2p *g, size_t n)
 	    TS_RESIZE(g->usyl, cap) || TS_RESIZE(g->src, cap) || TS_RESIZE(g->rule_line, cap) ||
 	    TS_RESIZE(g->wbeg, cap) || TS_RESIZE(g->wend, cap) || TS_RESIZE(g->route, cap) ||
 	    TS_RESIZE(g->next, cap) || TS_RESIZE(g->bits, cap) || TS_RESIZE(g->msyl, cap) ||
-	    TS_RESIZE(g->margin, cap) || TS_RESIZE(g->osyl, cap) || TS_RESIZE(g->osrc, cap))
+	    TS_RESIZE(g->margin, cap) || TS_RESIZE(g->osyl, cap) || TS_RESIZE(g->osrc, cap) ||
+	    TS_RESIZE(g->said, cap) || TS_RESIZE(g->open, cap))
 		return TS_ENOMEM;
 	g->cap = cap;
 	return 0;
@@ -274,6 +293,67 @@ static void user_words(ts_g2p *g, size_t a, size_t b)
 	}
 	if (gap < b)
 		segment_run(g, gap, b);
+}
+
+/* ---- surnames ------------------------------------------------------ */
+
+int ts_g2p_set_surnames(ts_g2p *g, const ts_userlex *table, const ts_wordtab *cues)
+{
+	ts_surnames_free(g->surnames);
+	g->surnames = NULL;
+	if (table && ts_userlex_count(table) > 0 && !(g->surnames = ts_surnames_new(table, cues)))
+		return TS_ENOMEM;
+	return 0;
+}
+
+/* Read the m characters of the surname at i as entry e of the table says,
+ * unless a user's word took one of them. */
+static void read_surname(ts_g2p *g, size_t i, size_t m, size_t e)
+{
+	for (size_t k = 0; k < m; k++)
+		if (g->syl[i + k] == SYL_USER || g->syl[i + k] == SYL_NONE)
+			return;
+	for (size_t k = 0; k < m; k++) {
+		g->syl[i + k] = SYL_USER;
+		g->usyl[i + k] = ts_userlex_syllable(ts_surnames_table(g->surnames), e, k);
+		g->src[i + k] = SRC_SURNAME;
+	}
+}
+
+#define MAX_NAMES 8 /* full names remembered in one text */
+
+/* Surnames starting personal names (see surname.h).  A full name found so
+ * (surname and given name) is a name wherever else it stands in the text
+ * as words of its own, with or without a cue there. */
+static void find_surnames(ts_g2p *g, size_t n)
+{
+	ts_name_ctx x = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend, .open = g->open};
+	size_t at[MAX_NAMES], len[MAX_NAMES], nnames = 0;
+	for (size_t i = 0; i < n; i++)
+		g->open[i] = g->syl[i] == SYL_OPEN;
+	for (size_t i = 0; i < n; i++) {
+		size_t e, given,
+		    m = ts_is_han(g->cp[i]) ? ts_surname_at(g->surnames, &x, i, &e, &given) : 0;
+		if (!m)
+			continue;
+		read_surname(g, i, m, e);
+		if (given && nnames < MAX_NAMES) {
+			at[nnames] = i;
+			len[nnames++] = m + given;
+		}
+		i += m - 1;
+	}
+	const ts_userlex *table = ts_surnames_table(g->surnames);
+	for (size_t k = 0; k < nnames; k++)
+		for (size_t i = 0; i + len[k] <= n; i++) {
+			size_t e, m, b = i + len[k];
+			if (g->src[i] == SRC_SURNAME || !g->open[i] || g->wbeg[i] != i ||
+			    g->wend[b - 1] != b ||
+			    memcmp(g->fcp + i, g->fcp + at[k], len[k] * sizeof *g->fcp) != 0 ||
+			    (m = ts_userlex_match(table, g->fcp + i, n - i, &e)) == 0)
+				continue;
+			read_surname(g, i, m, e);
+		}
 }
 
 /* Let the model read the window of text around character i, unless the
@@ -538,9 +618,13 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 		if (han && tokens) {
 			if (!first_token)
 				rc = ts_buf_putc(tokens, ' ');
+			if (!rc && g->said[i])
+				rc = ts_buf_putc(tokens, '[');
 			if (!rc)
 				rc = g->explain ? explain_token(g, text, i, tokens)
 				                : ts_buf_append(tokens, s, len);
+			if (!rc && g->said[i])
+				rc = ts_buf_putc(tokens, ']');
 			first_token = 0;
 		}
 		if (!spoken || rc)
@@ -557,12 +641,46 @@ static int emit(ts_g2p *g, const char *text, size_t n, ts_buf *spoken, ts_buf *t
 	return rc;
 }
 
+/* The text without the TS_READ_MARKs in it, in g->plain; the characters
+ * they stood before are marked in g->said (by their index in the text
+ * without them).  Returns 0 or TS_ENOMEM. */
+static int drop_marks(ts_g2p *g, const char **text, size_t *len)
+{
+	ts_buf_clear(&g->plain);
+	memset(g->said, 0, *len);
+	size_t n = 0;
+	for (size_t i = 0; i < *len;) {
+		if ((*text)[i] == TS_READ_MARK) {
+			g->said[n] = 1;
+			i++;
+			continue;
+		}
+		uint32_t c;
+		int k = ts_utf8_decode((const unsigned char *)*text + i, *len - i, &c);
+		k = k > 0 ? k : 1;
+		ts_buf_append(&g->plain, *text + i, (size_t)k);
+		i += (size_t)k;
+		n++;
+	}
+	if (ts_buf_error(&g->plain))
+		return ts_buf_error(&g->plain);
+	*text = g->plain.data ? g->plain.data : "";
+	*len = g->plain.len;
+	return 0;
+}
+
 int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens)
 {
 	int rc;
 	size_t n = 0;
 	if ((rc = reserve(g, len)))
 		return rc;
+	if (memchr(text, TS_READ_MARK, len)) {
+		if ((rc = drop_marks(g, &text, &len)))
+			return rc;
+	} else {
+		memset(g->said, 0, len + 1);
+	}
 	for (size_t i = 0; i < len;) {
 		uint32_t c;
 		int k = ts_utf8_decode((const unsigned char *)text + i, len - i, &c);
@@ -596,6 +714,8 @@ int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_b
 		user_words(g, a, b);
 		a = b;
 	}
+	if (g->surnames && (g->stages & TS_G2P_RULES))
+		find_surnames(g, n);
 	if ((rc = decide_open(g, n)))
 		return rc;
 	if (g->stages & TS_G2P_SANDHI)

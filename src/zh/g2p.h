@@ -21,6 +21,7 @@
 #include "zh/g2pm.h"
 #include "zh/lexicon.h"
 #include "zh/rules.h"
+#include "zh/surname.h"
 #include "zh/userlex.h"
 #include "zh/wordtab.h"
 #include "base/util.h"
@@ -41,14 +42,18 @@ void ts_g2p_free(ts_g2p *g);
  * ("hang2"), syllables separated by a space, everything else kept as it
  * is.  Appends to tokens (may be NULL) the syllables alone, one per Han
  * character, separated by single spaces (a Han character the lexicon does
- * not know stands for itself in both).  Returns 0 or TS_ENOMEM. */
+ * not know stands for itself in both).  A TS_READ_MARK in text is
+ * dropped, and the token of the Han character after it is written in
+ * brackets ("[huo4]"): the normalizer said that character for a digit or
+ * a symbol.  Returns 0 or TS_ENOMEM. */
 int ts_g2p_convert(ts_g2p *g, const char *text, size_t len, ts_buf *spoken, ts_buf *tokens);
 
 /* With explain set, each token says how it was decided:
  * CHAR=SYLLABLE/WORD (read as in this lexicon word), CHAR=SYLLABLE/default
  * (the character's most common reading), /rule:LINE (the context rule on
  * that line of the rules file), /sandhi, /user (a word of the user's
- * lexicons).  Where the model was asked and disagreed:
+ * lexicons), /surname (a surname starting a personal name: see
+ * ts_g2p_set_surnames()).  Where the model was asked and disagreed:
  * CHAR=SYLLABLE/model+MARGIN(HOW=SYLLABLE) when it decided, overriding
  * the reading HOW gave (MARGIN: its logit of its reading less that of
  * ours), and CHAR=SYLLABLE/HOW(model=SYLLABLE+MARGIN) when it was not sure
@@ -73,5 +78,12 @@ void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
  * rules and defaults, and would cost the time of reading their sentence.
  * Returns 0 or TS_ENOMEM. */
 int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip);
+
+/* Read the surnames of table (may be NULL: none; in the format of a
+ * user's lexicon) with their readings where they start a personal name,
+ * as the cues of cues say (see surname.h).  Both must outlive g.  Part of
+ * the rules stage (TS_G2P_RULES); the user's words come first.  Returns 0
+ * or TS_ENOMEM. */
+int ts_g2p_set_surnames(ts_g2p *g, const ts_userlex *table, const ts_wordtab *cues);
 
 #endif

@@ -5,6 +5,8 @@
  * edit of a table is found at once rather than misreading a book. */
 #include "zh/lang.h"
 
+#include "zh/surname.h"
+
 #include "base/lines.h"
 #include "base/util.h"
 
@@ -27,6 +29,7 @@ struct ts_lang {
 	ts_rules *rules;               /* NULL when it has no rules */
 	ts_g2pm *g2pm;                 /* NULL when it has no model */
 	ts_userlex *user;              /* names.txt and the user's lexicons */
+	ts_userlex *surnames;          /* surnames.txt */
 	ts_wordtab *words[TS_WORDS_N]; /* NULL where the file is missing */
 };
 
@@ -117,7 +120,30 @@ static const struct {
     [TS_WORDS_SYMBOLS] = {"symbols.tsv", 1},
     [TS_WORDS_DIALS] = {"dial_words.txt", 0},
     [TS_WORDS_MODEL_SKIP] = {"g2pm_skip.txt", 0},
+    [TS_WORDS_NAME_CUES] = {"name_cues.txt", 1},
 };
+
+/* A new lexicon in *u with the entries of dir/file, in the format of a
+ * user's lexicon, if there is such a file.  A bad line is an error: the
+ * file ships with the voice. */
+static int load_names(ts_userlex **u, const ts_lexicon *lx, const char *dir, const char *file,
+                      ts_error *e)
+{
+	ts_buf path = {0};
+	int rc = 0;
+	if (!(*u = ts_userlex_new(lx)) || ts_buf_printf(&path, "%s/%s", dir, file))
+		rc = ts_error_set(e, TS_ENOMEM, NULL);
+	if (!rc) {
+		names_check c = {e, 0};
+		rc = ts_userlex_load(*u, path.data, names_warn, &c, e);
+		if (rc == TS_ENOENT)
+			rc = 0;
+		if (!rc && c.bad)
+			rc = TS_EINVAL;
+	}
+	ts_buf_free(&path);
+	return rc;
+}
 
 /* Load the word tables in dir; a missing file is an empty table. */
 static int load_words(ts_lang *l, const char *dir, ts_error *err)
@@ -131,6 +157,8 @@ static int load_words(ts_lang *l, const char *dir, ts_error *err)
 		ts_error e = {0};
 		l->words[i] = ts_wordtab_load(path.data, word_files[i].said, &e);
 		rc = e.code == TS_ENOENT ? 0 : e.code;
+		if (!rc && i == TS_WORDS_NAME_CUES)
+			rc = ts_surnames_check_cues(l->words[i], path.data, &e);
 		if (rc)
 			ts_error_set(err, rc, "%s", ts_error_msg(&e));
 	}
@@ -168,17 +196,10 @@ ts_lang *ts_lang_load(const char *dir, ts_error *err)
 	if (!rc && l->lex && !(l->g2pm = ts_g2pm_open(path.data, e)) && (rc = e->code) == TS_ENOENT)
 		rc = 0;
 	ts_buf_clear(&path);
-	if (!rc && (!(l->user = ts_userlex_new(l->lex)) ||
-	            (rc = ts_buf_printf(&path, "%s/names.txt", dir)) != 0))
-		rc = ts_error_set(e, TS_ENOMEM, NULL);
-	if (!rc) {
-		names_check c = {e, 0};
-		rc = ts_userlex_load(l->user, path.data, names_warn, &c, e);
-		if (rc == TS_ENOENT)
-			rc = 0;
-		if (!rc && c.bad)
-			rc = TS_EINVAL;
-	}
+	if (!rc)
+		rc = load_names(&l->user, l->lex, dir, "names.txt", e);
+	if (!rc)
+		rc = load_names(&l->surnames, l->lex, dir, "surnames.txt", e);
 	if (!rc)
 		rc = load_words(l, dir, e);
 	ts_buf_free(&path);
@@ -197,6 +218,7 @@ void ts_lang_free(ts_lang *l)
 	ts_rules_free(l->rules);
 	ts_g2pm_free(l->g2pm);
 	ts_userlex_free(l->user);
+	ts_userlex_free(l->surnames);
 	ts_lexicon_free(l->lex);
 	for (int i = 0; i < TS_WORDS_N; i++)
 		ts_wordtab_free(l->words[i]);
@@ -241,6 +263,11 @@ const ts_rules *ts_lang_rules(const ts_lang *l)
 const ts_userlex *ts_lang_userlex(const ts_lang *l)
 {
 	return l ? l->user : NULL;
+}
+
+const ts_userlex *ts_lang_surnames(const ts_lang *l)
+{
+	return l ? l->surnames : NULL;
 }
 
 const ts_wordtab *ts_lang_words(const ts_lang *l, ts_words which)

@@ -22,6 +22,11 @@
  * Its words, and those of the user's lexicons added with
  * ts_lang_add_lexicon(), override everything else.
  *
+ * surnames.txt: surnames read otherwise than their characters usually are
+ * (单 shan4, 尉迟 yu4 chi2), in the same format, and name_cues.txt, a word
+ * table of the words around them that tell a personal name (see
+ * surname.h); both optional.
+ *
  * The words the normalizer looks for around numbers and symbols, each
  * file optional (without it, nothing of its kind is recognized), in the
  * formats of wordtab.h and documented at the top of each: measures.txt
@@ -69,7 +74,12 @@ const ts_rules *ts_lang_rules(const ts_lang *l);
  * lang).  Owned by the ts_lang. */
 const ts_userlex *ts_lang_userlex(const ts_lang *l);
 
-/* The word tables of the normalizer, one for each file. */
+/* The surnames read as surnames where they start a personal name (empty
+ * when the data has none; never NULL for a loaded lang).  Owned by the
+ * ts_lang. */
+const ts_userlex *ts_lang_surnames(const ts_lang *l);
+
+/* The word tables of the normalizer and of g2p, one for each file. */
 typedef enum ts_words {
 	TS_WORDS_MEASURES,   /* measures.txt */
 	TS_WORDS_LABELS,     /* labels.txt */
@@ -83,6 +93,7 @@ typedef enum ts_words {
 	TS_WORDS_SYMBOLS,    /* symbols.tsv */
 	TS_WORDS_DIALS,      /* dial_words.txt */
 	TS_WORDS_MODEL_SKIP, /* g2pm_skip.txt */
+	TS_WORDS_NAME_CUES,  /* name_cues.txt */
 	TS_WORDS_N
 } ts_words;
 

@@ -49,6 +49,8 @@ struct ts_normalizer {
 	size_t cap;
 	counted seen[MAX_COUNTED];
 	size_t nseen, others;
+	int mark_said;  /* see ts_normalizer_mark_said() */
+	ts_buf scratch; /* for mark_said() */
 };
 
 ts_normalizer *ts_normalizer_new(const ts_lang *lang)
@@ -59,12 +61,18 @@ ts_normalizer *ts_normalizer_new(const ts_lang *lang)
 	return n;
 }
 
+void ts_normalizer_mark_said(ts_normalizer *n, int mark)
+{
+	n->mark_said = mark;
+}
+
 void ts_normalizer_free(ts_normalizer *n)
 {
 	if (!n)
 		return;
 	ts_buf_free(&n->hold);
 	ts_buf_free(&n->in);
+	ts_buf_free(&n->scratch);
 	free(n->c);
 	free(n);
 }
@@ -1127,15 +1135,78 @@ static int symbolic(uint32_t c)
 	       (c >= 0x370 && c < 0x400) || (c >= 0x2030 && c < 0x2400) || c == 0x25B3 /* △ */;
 }
 
+/* One step of the reading at c[k] that is not Chinese passing as it is:
+ * a number, an expression, a Latin word or a symbol read as words.
+ * Returns where the next step starts, or 0 when c[k] is kept as it is. */
+static size_t read_step(const reader *r, size_t k)
+{
+	const uint32_t *c = r->c;
+	size_t m = r->m, next;
+	if ((next = read_ordinal(r, k)))
+		return next;
+	if (number_starts(r, k))
+		return read_number(r, k);
+	if ((next = read_power(r, k)) || (next = read_operator(r, k)))
+		return next;
+	if (ts_is_latin(c[k]))
+		return read_latin(r, k);
+	if (c[k] == '/' || c[k] == 0xFF0F) {
+		/* x/2=3: 除以 in an expression; 次/分: 每; 他/她: 或. */
+		if (k > 0 && operand_ends(c, m, k - 1) && operand_starts(c, m, k + 1) &&
+		    in_expression(r, k))
+			put(r->o, "除以");
+		else
+			put(r->o,
+			    k + 1 < m && match_words(r, k + 1, TS_WORDS_PER, 0) ? "每" : "或");
+		return k + 1;
+	}
+	const ts_word *sym = symbolic(c[k]) ? match_words(r, k, TS_WORDS_SYMBOLS, 1) : NULL;
+	if (sym) {
+		put(r->o, sym->said);
+		return k + sym->len;
+	}
+	return 0;
+}
+
+/* The step that read c[k, next) appended o[from, o->len): put
+ * TS_READ_MARK before each Han character of it that is not one of the
+ * Han characters of c[k, next) (年 of 1644年 is the book's; 一六四四 are
+ * said for its digits).  Those are matched in order, leftmost first.
+ * scratch is working memory. */
+static void mark_said(const uint32_t *c, size_t k, size_t next, ts_buf *o, size_t from,
+                      ts_buf *scratch)
+{
+	ts_buf_clear(scratch);
+	if (ts_buf_append(scratch, o->data + from, o->len - from)) {
+		o->err = ts_buf_error(scratch); /* out of memory: o keeps the error */
+		return;
+	}
+	o->len = from;
+	const unsigned char *s = (const unsigned char *)scratch->data;
+	for (size_t i = 0; i < scratch->len;) {
+		uint32_t cp;
+		int len = ts_utf8_decode(s + i, scratch->len - i, &cp);
+		if (len <= 0)
+			len = 1;
+		while (k < next && !ts_is_han(c[k]))
+			k++;
+		if (ts_is_han(cp) && k < next && c[k] == cp)
+			k++;
+		else if (ts_is_han(cp))
+			ts_buf_putc(o, TS_READ_MARK);
+		ts_buf_append(o, scratch->data + i, (size_t)len);
+		i += (size_t)len;
+	}
+}
+
 /* Read c[start, end); c[0, start) and c[end, m) are context only. */
-static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t m, size_t start,
+static void normalize_codepoints(ts_normalizer *n, const uint32_t *c, size_t m, size_t start,
                                  size_t end, ts_buf *o)
 {
-	reader r = {c, m, o, lang};
+	reader r = {c, m, o, n->lang};
 	char u[5];
 	size_t k = start;
 	while (k < end) {
-		size_t next;
 		/* Most text is Chinese that passes as it is: a fast path. */
 		if (c[k] >= 0x3400 && c[k] < 0xA000) {
 			size_t e = k + 1;
@@ -1148,42 +1219,15 @@ static void normalize_codepoints(const ts_lang *lang, const uint32_t *c, size_t 
 			o->data[o->len] = '\0';
 			continue;
 		}
-		if ((next = read_ordinal(&r, k))) {
-			k = next;
-			continue;
-		}
-		if (number_starts(&r, k)) {
-			k = read_number(&r, k);
-			continue;
-		}
-		if ((next = read_power(&r, k)) || (next = read_operator(&r, k))) {
-			k = next;
-			continue;
-		}
-		if (ts_is_latin(c[k])) {
-			k = read_latin(&r, k);
-			continue;
-		}
-		if (c[k] == '/' || c[k] == 0xFF0F) {
-			/* x/2=3: 除以 in an expression; 次/分: 每; 他/她: 或. */
-			if (k > 0 && operand_ends(c, m, k - 1) && operand_starts(c, m, k + 1) &&
-			    in_expression(&r, k))
-				put(o, "除以");
-			else
-				put(o, k + 1 < m && match_words(&r, k + 1, TS_WORDS_PER, 0) ? "每"
-				                                                            : "或");
+		size_t from = o->len, next = read_step(&r, k);
+		if (!next) {
+			ts_buf_append(o, u, (size_t)ts_utf8_encode(c[k], u));
 			k++;
 			continue;
 		}
-		const ts_word *sym =
-		    symbolic(c[k]) ? match_words(&r, k, TS_WORDS_SYMBOLS, 1) : NULL;
-		if (sym) {
-			put(o, sym->said);
-			k += sym->len;
-			continue;
-		}
-		ts_buf_append(o, u, (size_t)ts_utf8_encode(c[k], u));
-		k++;
+		if (n->mark_said)
+			mark_said(c, k, next, o, from, &n->scratch);
+		k = next;
 	}
 }
 
@@ -1265,7 +1309,7 @@ int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, 
 				return TS_ENOMEM;
 		n->hold_counted = m - cut;
 	}
-	normalize_codepoints(n->lang, n->c, seen, start, cut, out);
+	normalize_codepoints(n, n->c, seen, start, cut, out);
 	if (ts_buf_error(out))
 		return ts_buf_error(out);
 	/* Look-behind context for the next piece. */

@@ -48,6 +48,13 @@ enum {
  * non-zero value is a line end).  Returns 0 or TS_ENOMEM. */
 int ts_normalize_piece(ts_normalizer *n, const char *text, size_t len, int end, ts_buf *out);
 
+/* With mark set, each Han character the normalizer says for what the
+ * text does not write in Han characters (digits, signs, symbols: 或 for
+ * "/", 一六四四 for 1644) has TS_READ_MARK before it in the output, for
+ * `tingshu pinyin`; the book's own Han characters never have.  Off by
+ * default: eSpeak is given the text unmarked. */
+void ts_normalizer_mark_said(ts_normalizer *n, int mark);
+
 /* Characters the voice cannot read, seen since the last reset: appends a
  * summary like "𠀀 ×2, あ ×1" to out and returns how many there were. */
 size_t ts_normalizer_unreadable(const ts_normalizer *n, ts_buf *out);

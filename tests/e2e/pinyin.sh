@@ -1,6 +1,6 @@
 #!/bin/bash
 # e2e_pinyin: 'tingshu pinyin' prints one line per input line and one token
-# per Han character; user lexicons (--lexicon, lexicon.txt beside the book)
+# per Han character, those said for digits and symbols in brackets; user lexicons (--lexicon, lexicon.txt beside the book)
 # override the voice's readings, with warnings naming file:line for bad
 # lines; a --lexicon that cannot be read is a usage error; the g2pM model
 # decides where no word does, and --upto=sandhi leaves it out; and a build
@@ -11,30 +11,35 @@ need_jq
 
 # --- the format ---------------------------------------------------------------
 mkdir book
-printf '银行行长长大了。\n\nNBA球星说：“1644年，还钱！”\n頭髮很長。\n' >book/ch.txt
+printf '银行行长长大了。\n\nNBA球星说：“1644年，还钱！”\n頭髮很長。\n他/她说：银行&行长\n' >book/ch.txt
 run 0 pinyin "$TINGSHU" pinyin book/ch.txt
 want='yin2 hang2 hang2 zhang3 zhang3 da4 le5
 
-qiu2 xing1 shuo1 yi1 liu4 si4 si4 nian2 huan2 qian2
-tou2 fa5 hen3 chang2'
+qiu2 xing1 shuo1 [yi1] [liu4] [si4] [si4] nian2 huan2 qian2
+tou2 fa5 hen3 chang2
+ta1 [huo4] ta1 shuo1 yin2 hang2 [he2] hang2 zhang3'
 [ "$(cat "$RUN_OUT")" = "$want" ] || fail "pinyin: got
 $(cat "$RUN_OUT")
 want
 $want"
 [ -s "$RUN_ERR" ] && fail "pinyin wrote to stderr: $(head -c 300 "$RUN_ERR")"
-# One token per Han character of the spoken text, on every line.
+# One token per Han character of the spoken text, on every line; those
+# not in brackets one per Han character of the text as written.
 run 0 text "$TINGSHU" text book/ch.txt
-paste -d '\t' "$SCRATCH/logs/text.out" "$SCRATCH/logs/pinyin.out" | while IFS=$'\t' read -r t p; do
-	han=$(printf '%s' "$t" | grep -oP '[\x{3400}-\x{4DBF}\x{4E00}-\x{9FFF}\x{F900}-\x{FAFF}]' | wc -l)
+han_of() { printf '%s' "$1" | grep -oP '[\x{3400}-\x{4DBF}\x{4E00}-\x{9FFF}\x{F900}-\x{FAFF}]' | wc -l; }
+paste -d '\t' book/ch.txt "$SCRATCH/logs/text.out" "$SCRATCH/logs/pinyin.out" | while IFS=$'\t' read -r b t p; do
 	tok=$(printf '%s' "$p" | wc -w)
-	[ "$han" -eq "$tok" ] || echo "FAIL: '$t' has $han Han characters and $tok tokens"
-done | grep -q FAIL && fail "pinyin: token count differs from the Han characters of 'tingshu text'"
-grep -qvE '^([a-z]+[1-5]( [a-z]+[1-5])*)?$' "$SCRATCH/logs/pinyin.out" &&
+	own=$(printf '%s' "$p" | tr ' ' '\n' | grep -c '^[a-z]')
+	[ "$(han_of "$t")" -eq "$tok" ] || echo "FAIL: '$t' has $(han_of "$t") Han characters and $tok tokens"
+	[ "$(han_of "$b")" -eq "$own" ] || echo "FAIL: '$b' has $(han_of "$b") Han characters and $own own tokens"
+done | grep -q FAIL && fail "pinyin: token count differs from the Han characters of the text"
+syl='(\[[a-z]+[1-5]\]|[a-z]+[1-5])'
+grep -qvE "^($syl( $syl)*)?\$" "$SCRATCH/logs/pinyin.out" &&
 	fail "pinyin: a line is not syllables with tone digits separated by single spaces"
 # The whole seeds, traditional and simplified: the same checks.
 for s in "$SRC"/seeds/*.txt; do
 	run 0 "seed_$(basename "$s")" "$TINGSHU" pinyin -q "$s"
-	grep -qvE '^([a-z]+[1-5]( [a-z]+[1-5])*)?$' "$RUN_OUT" && fail "pinyin $s: malformed line"
+	grep -qvE "^($syl( $syl)*)?\$" "$RUN_OUT" && fail "pinyin $s: malformed line"
 	[ "$(awk 'END { print NR }' "$RUN_OUT")" -eq "$(awk 'END { print NR }' "$s")" ] ||
 		fail "pinyin $s: line count differs"
 done

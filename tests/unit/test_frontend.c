@@ -14,7 +14,10 @@
  * - the spoken text is what the normalizer makes of whole lines, and,
  *   except in the cases named long*, whose very long sentences are cut,
  *   the chunks are what the segmenter makes of it: finding the sentences
- *   changes nothing in what is spoken. */
+ *   changes nothing in what is spoken.
+ * And DATA_DIR/tokens.txt: the tokens of `tingshu pinyin` (symbols and
+ * digits said in Han characters marked), one per Han character of the
+ * text as written whatever stands between them, fed whole and in pieces. */
 #include "check.h"
 #include "text/clean.h"
 #include "speech/frontend.h"
@@ -309,6 +312,252 @@ static void check_order(const ts_lang *lang)
 	ts_frontend_free(f);
 }
 
+/* ---- one token per Han character ----------------------------------- */
+
+static int add_tokens(void *ud, const ts_chunk *c)
+{
+	ts_buf *b = ud;
+	if (c->tokens_len && b->len)
+		ts_buf_putc(b, ' ');
+	return ts_buf_append(b, c->tokens, c->tokens_len);
+}
+
+/* The tokens of line[0..n) fed in pieces of about step bytes. */
+static void tokens_of(const ts_lang *lang, const char *line, size_t n, size_t step, ts_buf *out,
+                      int mark)
+{
+	ts_frontend *f = ts_frontend_new(lang, add_tokens, NULL, out);
+	CHECK(f != NULL);
+	ts_frontend_mark_said(f, mark);
+	size_t i = 0;
+	do {
+		size_t k = piece_len(line, n, i, step);
+		CHECK(ts_frontend_feed(f, line + i, k, i + k == n) == 0);
+		i += k;
+	} while (i < n);
+	ts_frontend_free(f);
+}
+
+/* Tokens not in brackets, and Han characters of s[0..n). */
+static void count_own(const char *tokens, const char *s, size_t n, size_t *own, size_t *han)
+{
+	*own = *han = 0;
+	for (const char *p = tokens; *p;) {
+		*own += *p != '[';
+		const char *sp = strchr(p, ' ');
+		p = sp ? sp + 1 : p + strlen(p);
+	}
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		int k = ts_utf8_decode((const unsigned char *)s + i, n - i, &c);
+		*han += k > 0 && ts_is_han(c);
+		i += k > 0 ? (size_t)k : 1;
+	}
+}
+
+static void check_tokens(const ts_lang *lang, const char *dir)
+{
+	char path[1024];
+	size_t size;
+	snprintf(path, sizeof path, "%s/tokens.txt", dir);
+	char *text = read_file(path, &size);
+	CHECK(text != NULL);
+	static const size_t steps[] = {1, 2, 3, 5, 7, 4096};
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n'), *tab = strchr(line, '\t');
+		if (nl)
+			*nl = '\0';
+		if (line[0] != '#' && tab) {
+			size_t n = (size_t)(tab - line), own, han;
+			for (size_t k = 0; k < sizeof steps / sizeof *steps; k++) {
+				ts_buf got = {0};
+				tokens_of(lang, line, n, steps[k], &got, 1);
+				const char *g = got.data ? got.data : "";
+				count_own(g, line, n, &own, &han);
+				if (strcmp(g, tab + 1) != 0 || own != han) {
+					fprintf(stderr,
+					        "tokens of %.*s (pieces of %zu): %s\n   want %s\n",
+					        (int)n, line, steps[k], g, tab + 1);
+					check_failures++;
+				}
+				ts_buf_free(&got);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
+/* Marking the said characters changes nothing but the brackets: the
+ * tokens of each line of the case files, without their brackets, are
+ * those made without marks (the same readings, the same chunks); and those
+ * not in brackets are one per Han character of the line. */
+static void check_marks_change_nothing(const ts_lang *lang, const char *dir, char **cases,
+                                       int ncases)
+{
+	for (int i = 0; i < ncases; i++) {
+		char path[1024];
+		size_t size;
+		snprintf(path, sizeof path, "%s/%s.txt", dir, cases[i]);
+		char *text = read_file(path, &size);
+		CHECK(text != NULL);
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			ts_buf marked = {0}, plain = {0}, stripped = {0};
+			tokens_of(lang, line, n, 4096, &marked, 1);
+			tokens_of(lang, line, n, 4096, &plain, 0);
+			for (size_t k = 0; k < marked.len; k++)
+				if (marked.data[k] != '[' && marked.data[k] != ']')
+					ts_buf_putc(&stripped, marked.data[k]);
+			size_t own, han;
+			count_own(marked.data ? marked.data : "", line, n, &own, &han);
+			if (own != han) {
+				fprintf(stderr,
+				        "%.*s: %zu Han characters, %zu tokens not in brackets\n",
+				        (int)n, line, han, own);
+				check_failures++;
+			}
+			if (!same(&stripped, &plain)) {
+				fprintf(stderr, "marks change the tokens of %.*s:\n  %s\n  %s\n",
+				        (int)n, line, stripped.data ? stripped.data : "",
+				        plain.data ? plain.data : "");
+				check_failures++;
+			}
+			ts_buf_free(&marked);
+			ts_buf_free(&plain);
+			ts_buf_free(&stripped);
+			line = nl ? nl + 1 : NULL;
+		}
+		free(text);
+	}
+}
+
+/* The Han characters of an explained token line that are not in
+ * brackets ("银=yin2/银行 [或=huo4/default]" -> "银"), appended to out. */
+static void own_chars(const char *tokens, ts_buf *out)
+{
+	for (const char *p = tokens; *p;) {
+		const char *sp = strchr(p, ' '), *eq = strchr(p, '=');
+		if (*p != '[' && eq && (!sp || eq < sp))
+			ts_buf_append(out, p, (size_t)(eq - p));
+		p = sp ? sp + 1 : p + strlen(p);
+	}
+}
+
+/* Lines of Han characters mixed at random with digits, signs, symbols,
+ * units and dates (a fixed seed): the explained tokens not in brackets
+ * are the line's Han characters, in order. */
+static void check_random_tokens(const ts_lang *lang)
+{
+	static const char *const han[] = {"银", "行", "长", "大", "了", "年", "月", "日", "号",
+	                                  "个", "万", "亿", "千", "十", "点", "零", "一", "二",
+	                                  "他", "说", "是", "的", "第", "章", "米", "元"};
+	static const char *const other[] = {"0",
+	                                    "1",
+	                                    "2",
+	                                    "5",
+	                                    "9",
+	                                    "/",
+	                                    "&",
+	                                    "+",
+	                                    "-",
+	                                    "~",
+	                                    "—",
+	                                    "·",
+	                                    "…",
+	                                    "《",
+	                                    "》",
+	                                    "<",
+	                                    ">",
+	                                    "(",
+	                                    "（",
+	                                    "）",
+	                                    "%",
+	                                    ":",
+	                                    "：",
+	                                    ".",
+	                                    ",",
+	                                    "，",
+	                                    "。",
+	                                    "！",
+	                                    "?",
+	                                    "=",
+	                                    "×",
+	                                    "$",
+	                                    "￥",
+	                                    "#",
+	                                    "@",
+	                                    "*",
+	                                    "^",
+	                                    "|",
+	                                    "\\",
+	                                    "\"",
+	                                    "“",
+	                                    "”",
+	                                    "℃",
+	                                    "°",
+	                                    "km",
+	                                    "kg",
+	                                    "No.",
+	                                    "GB",
+	                                    "¥",
+	                                    " ",
+	                                    "x",
+	                                    "1/2",
+	                                    "3:2",
+	                                    "9:05",
+	                                    "1.5万",
+	                                    "2024-03-05",
+	                                    "￥1.5万",
+	                                    "1644年",
+	                                    "2024年3月5日",
+	                                    "No.1",
+	                                    "３",
+	                                    "／",
+	                                    "＆"};
+	ts_buf tokens = {0};
+	ts_frontend *f = ts_frontend_new(lang, add_tokens, NULL, &tokens);
+	CHECK(f != NULL);
+	ts_frontend_mark_said(f, 1);
+	ts_frontend_set_explain(f, 1);
+	uint32_t seed = 12345;
+	for (int line = 0; line < 1000; line++) {
+		ts_buf text = {0}, want = {0}, got = {0};
+		seed = seed * 1103515245u + 12345u;
+		int n = 1 + (int)((seed >> 16) % 20);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			uint32_t r = seed >> 8;
+			const char *w = r % 100 < 55
+			                    ? han[(r / 100) % (sizeof han / sizeof *han)]
+			                    : other[(r / 100) % (sizeof other / sizeof *other)];
+			ts_buf_append(&text, w, strlen(w));
+		}
+		for (size_t i = 0; i < text.len;) {
+			uint32_t c;
+			int k =
+			    ts_utf8_decode((const unsigned char *)text.data + i, text.len - i, &c);
+			if (ts_is_han(c))
+				ts_buf_append(&want, text.data + i, (size_t)k);
+			i += (size_t)k;
+		}
+		ts_buf_clear(&tokens);
+		CHECK(ts_frontend_feed(f, text.data, text.len, 1) == 0);
+		own_chars(tokens.data ? tokens.data : "", &got);
+		if (!same(&got, &want)) {
+			fprintf(stderr, "tokens of %s: %s\n", text.data,
+			        tokens.data ? tokens.data : "");
+			check_failures++;
+		}
+		ts_buf_free(&text);
+		ts_buf_free(&want);
+		ts_buf_free(&got);
+	}
+	ts_frontend_free(f);
+	ts_buf_free(&tokens);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -325,6 +574,9 @@ int main(int argc, char **argv)
 		run_case(lang, argv[2], argv[i]);
 	check_hostile();
 	check_order(lang);
+	check_tokens(lang, argv[2]);
+	check_random_tokens(lang);
+	check_marks_change_nothing(lang, argv[2], argv + 3, argc - 3);
 	ts_lang_free(lang);
 	return check_done("test_frontend");
 }

@@ -97,6 +97,27 @@ static void many_bad_lines(const ts_lexicon *lx, const char *scratch)
 }
 
 /* A rules file with one bad line is refused, naming the file and line. */
+/* Name cues of an unknown kind are an error naming the word; the voice's
+ * are all of known kinds. */
+static void bad_cues(const ts_lang *lang, const char *scratch)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/bad-cues.txt", scratch);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs("姓\tbefore\n先生\ttitel\n", f);
+		fclose(f);
+	}
+	ts_error err = {0};
+	ts_wordtab *t = ts_wordtab_load(path, 1, &err);
+	CHECK(t != NULL);
+	CHECK(ts_surnames_check_cues(t, path, &err) == TS_EINVAL);
+	CHECK(strstr(err.msg, "先生: unknown kind 'titel'") != NULL);
+	CHECK(ts_surnames_check_cues(ts_lang_words(lang, TS_WORDS_NAME_CUES), "x", &err) == 0);
+	ts_wordtab_free(t);
+}
+
 static void bad_rules(const ts_lexicon *lx, const char *scratch, const char *body, int line)
 {
 	char path[1024], want[1100];
@@ -134,6 +155,8 @@ int main(int argc, char **argv)
 	const ts_lexicon *lx = ts_lang_lexicon(lang);
 	ts_g2p *g = ts_g2p_new(lx, ts_lang_rules(lang), ts_lang_userlex(lang));
 	CHECK(g != NULL);
+	CHECK(ts_g2p_set_surnames(g, ts_lang_surnames(lang),
+	                          ts_lang_words(lang, TS_WORDS_NAME_CUES)) == 0);
 
 	for (int i = 4; i < argc; i++)
 		run_case(g, argv[2], argv[i]);
@@ -165,6 +188,23 @@ int main(int argc, char **argv)
 	CHECK(ts_g2p_convert(g, "银行都不", strlen("银行都不"), NULL, &tk) == 0);
 	CHECK(strncmp(tk.data, "银=yin2/银行 行=hang2/银行 都=dou1/rule:", 40) == 0);
 	CHECK(strstr(tk.data, " 不=bu4/default") != NULL);
+	/* A surname starting a name says so; without the rules stage it is
+	 * not looked for. */
+	ts_buf_clear(&tk);
+	CHECK(ts_g2p_convert(g, "单先生说", strlen("单先生说"), NULL, &tk) == 0);
+	CHECK(strncmp(tk.data, "单=shan4/surname ", 17) == 0);
+	ts_g2p_set_explain(g, 0);
+	ts_g2p_set_stages(g, TS_G2P_WORDS);
+	tokens_are(g, "单先生", "dan1 xian1 sheng5");
+	ts_g2p_set_stages(g, TS_G2P_ALL);
+	tokens_are(g, "单先生", "shan4 xian1 sheng5");
+	/* No surnames set: none is found. */
+	CHECK(ts_g2p_set_surnames(g, NULL, NULL) == 0);
+	tokens_are(g, "单田芳说", "dan1 tian2 fang1 shuo1");
+	CHECK(ts_g2p_set_surnames(g, ts_lang_surnames(lang),
+	                          ts_lang_words(lang, TS_WORDS_NAME_CUES)) == 0);
+	tokens_are(g, "单田芳说", "shan4 tian2 fang1 shuo1");
+	ts_g2p_set_explain(g, 1);
 	/* The model's second opinion: in a transliterated name no word or rule
 	 * decides 柏, and the model reads bo2 where the default is bai3; the
 	 * stages without it keep the default.  Characters of the skip list,
@@ -198,6 +238,7 @@ int main(int argc, char **argv)
 	ts_buf_free(&tk);
 
 	/* Broken rule files. */
+	bad_cues(lang, argv[3]);
 	bad_rules(lx, argv[3], "都\tdou1\n长\n", 2);
 	bad_rules(lx, argv[3], "# comment\n\n都\tdou9\n", 3);
 	bad_rules(lx, argv[3], "都\tdou1\tbefore=成\n", 1);
