@@ -8,6 +8,7 @@
  * all finite; the error names the file and the first thing wrong.  The
  * weights are read in place as floats: the format keeps them on 4-byte
  * boundaries, and a big-endian host refuses the file. */
+#define _GNU_SOURCE /* qsort_r */
 #include "zh/g2pm.h"
 
 #include "base/file.h"
@@ -37,6 +38,7 @@ struct ts_g2pm {
 	const unsigned char *poly;      /* npoly records (cp, class[6]) */
 	const unsigned char *class_off; /* u16[nclass + 1] */
 	const char *class_str;
+	uint16_t *by_name;                   /* the classes in the order of their names */
 	const unsigned char *embedding;      /* as emb_type says */
 	const float *emb_scale;              /* EMB_I8: one scale a row */
 	const float *wih[2], *whh[2], *b[2]; /* forward, backward */
@@ -220,6 +222,25 @@ static const char *check(ts_g2pm *m)
 	return why ? why : check_tables(m);
 }
 
+/* Names in byte order, a prefix first. */
+static int cmp_names(const char *a, size_t na, const char *b, size_t nb)
+{
+	int d = memcmp(a, b, na < nb ? na : nb);
+	return d ? d : (na > nb) - (na < nb);
+}
+
+static int cmp_class(const void *a, const void *b, void *ud)
+{
+	const ts_g2pm *m = ud;
+	size_t na, nb;
+	const char *sa = ts_g2pm_class(m, *(const uint16_t *)a, &na);
+	const char *sb = ts_g2pm_class(m, *(const uint16_t *)b, &nb);
+	int d = cmp_names(sa, na, sb, nb);
+	return d ? d
+	         : (*(const uint16_t *)a > *(const uint16_t *)b) -
+	               (*(const uint16_t *)a < *(const uint16_t *)b);
+}
+
 ts_g2pm *ts_g2pm_open(const char *path, ts_error *err)
 {
 	size_t size = 0;
@@ -242,8 +263,16 @@ ts_g2pm *ts_g2pm_open(const char *path, ts_error *err)
 		             "tools/build-g2pm.py",
 		             path, FORMAT_VERSION, why);
 		ts_g2pm_free(m);
-		m = NULL;
+		return NULL;
 	}
+	if (!(m->by_name = malloc((m->nclass ? m->nclass : 1) * sizeof *m->by_name))) {
+		ts_error_set(err, TS_ENOMEM, NULL);
+		ts_g2pm_free(m);
+		return NULL;
+	}
+	for (unsigned k = 0; k < m->nclass; k++)
+		m->by_name[k] = (uint16_t)k;
+	qsort_r(m->by_name, m->nclass, sizeof *m->by_name, cmp_class, m);
 	return m;
 }
 
@@ -252,6 +281,7 @@ void ts_g2pm_free(ts_g2pm *m)
 	if (!m)
 		return;
 	ts_unmap_file(m->map, m->size);
+	free(m->by_name);
 	free(m);
 }
 
@@ -269,13 +299,20 @@ const char *ts_g2pm_class(const ts_g2pm *m, unsigned k, size_t *len)
 
 int ts_g2pm_find_class(const ts_g2pm *m, const char *s, size_t n)
 {
-	for (unsigned k = 0; k < m->nclass; k++) {
-		size_t len;
-		const char *c = ts_g2pm_class(m, k, &len);
-		if (len == n && memcmp(c, s, n) == 0)
-			return (int)k;
+	/* The first of that name (the lowest class), as a scan would find. */
+	size_t lo = 0, hi = m->nclass, len;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const char *c = ts_g2pm_class(m, m->by_name[mid], &len);
+		if (cmp_names(c, len, s, n) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return -1;
+	if (lo == m->nclass)
+		return -1;
+	const char *c = ts_g2pm_class(m, m->by_name[lo], &len);
+	return cmp_names(c, len, s, n) == 0 ? m->by_name[lo] : -1;
 }
 
 unsigned ts_g2pm_readings(const ts_g2pm *m, uint32_t cp, int cls[TS_G2PM_MAX_READINGS])

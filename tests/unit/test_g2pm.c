@@ -238,6 +238,18 @@ int main(int argc, char **argv)
 	CHECK(ts_g2pm_nclass(m) == 876);
 	CHECK(ts_g2pm_find_class(m, "lv4", 3) >= 0);
 	CHECK(ts_g2pm_find_class(m, "lu:4", 4) < 0);
+	CHECK(ts_g2pm_find_class(m, "", 0) < 0 && ts_g2pm_find_class(m, "zzzz9", 5) < 0);
+	/* Every class is found by its name (the first of that name). */
+	for (unsigned k = 0; k < ts_g2pm_nclass(m); k++) {
+		size_t len;
+		const char *name = ts_g2pm_class(m, k, &len);
+		int found = ts_g2pm_find_class(m, name, len);
+		CHECK(found >= 0 && found <= (int)k);
+		size_t flen;
+		const char *fname = ts_g2pm_class(m, (unsigned)found, &flen);
+		CHECK(flen == len && memcmp(fname, name, len) == 0);
+		CHECK(len == 0 || ts_g2pm_find_class(m, name, len - 1) != (int)k);
+	}
 	int cls[TS_G2PM_MAX_READINGS];
 	CHECK(ts_g2pm_readings(m, 0x957F, cls) == 2); /* 长 */
 	CHECK(ts_g2pm_readings(m, 0x4ED6, cls) == 0); /* 他: one reading */
