@@ -20,14 +20,18 @@ Counts, from the open data committed under data/:
               have weighs 1); plus the readings of data/pinyin/char-pinyin.txt.
 
 A reading is in modern use when the words that read it make up at least
-MIN_SHARE (1%) of the character's weighted occurrences in the phrase-list
-words, or it is the reading of the character as a word of its own where
+1% of the character's weighted occurrences in the phrase-list words
+(--min-share), or at least 500 of jieba's count (--min-count), or it is the
+reading of the character as a word of its own where
 that word is frequent (the READING_ALONE table below, from 现代汉语词典:
 得 děi "must", 还 huán "give back", 了 liǎo ... words the phrase lists
 have as single characters only, so that their share in words understates
 them).  Readings below the share are archaic or only in rare words (和 hú
-in mahjong, 那 nā as a surname, 说 yuè for 悦 in classical text).  A
-character is polyphonic when two or more readings are in use.
+in mahjong, 那 nā as a surname, 说 yuè for 悦 in classical text); and the
+readings of the DROP table, only in one rare word or in place names (化 huā
+of 叫化子, 六 lù of 六安), are dropped, each checked against 现代汉语词典.  A
+character is polyphonic when two or more readings are in use.  The
+readings are only those char-pinyin.txt gives the character.
 
 Tones: 一 and 不 change tone by the tone after them (sandhi), which is not a
 reading of their own: their tone variants are merged (一 yī, 不 bù).  A
