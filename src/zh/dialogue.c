@@ -466,9 +466,10 @@ int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, voi
 
 /* Speech verbs, the longest found at the end of a clause. */
 static const char *const verbs[] = {
-    "冷笑道", "说道", "问道", "答道", "笑道", "怒道", "叹道", "喝道", "骂道", "叫道", "喊道",
-    "嚷道",   "哭道", "应道", "回道", "道",   "曰",   "云",   "说",   "问",   "答",   "叫",
-    "喊",     "嚷",   "言",   "呼",   "唤",   "喝",   "叱",   "骂",   "吩咐", "嘱咐", NULL};
+    "冷笑道", "说着", "说罢", "道罢", "说完", "说道", "问道", "答道", "笑道", "怒道",
+    "叹道",   "喝道", "骂道", "叫道", "喊道", "嚷道", "哭道", "应道", "回道", "道",
+    "曰",     "云",   "说",   "问",   "答",   "叫",   "喊",   "嚷",   "言",   "呼",
+    "唤",     "喝",   "叱",   "骂",   "吩咐", "嘱咐", NULL};
 
 /* Words before a subject that are not it. */
 static const char *const lead_skip[] = {
@@ -486,7 +487,8 @@ static const char *const manner[] = {
 
 /* Where a subject's name ends in a longer clause. */
 static const char *const stops = "笑叹怒喝冷道曰说问答叫喊嚷言谓对向与和跟同朝便又因遂乃亦也都忙"
-                                 "连在听看见把将拍站睁涨不心回走起坐上一了着见";
+                                 "连在听看见把将拍站睁涨不心回走起坐上一了着见抬点摇推拉拿放跑望"
+                                 "想哭转低伸举指跳进出接递端吃瞪皱挥骂急慌赶扭";
 
 static const char *const crowd[] = {"众",   "左右", "大家", "有的", "他们", "她们", "两人",
                                     "三人", "二人", "诸将", "众人", "我们", "人们", NULL};
