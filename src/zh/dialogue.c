@@ -20,6 +20,7 @@ enum {
 	SP_CROWD = -3,   /* several at once: printed "-", but a turn */
 	SP_PENDING = -4, /* someone introduced (一人...), named later */
 	SP_NOBODY = -5,  /* the clause names no subject */
+	NOT_SAID = -6,   /* no clause around the quotation says who speaks */
 };
 
 enum { NAME_MAX_CPS = 8, QUOTES_MAX = 256 };
@@ -28,6 +29,7 @@ typedef struct name {
 	uint32_t cp[NAME_MAX_CPS];
 	size_t len;
 	int group;
+	int strong; /* seen whole before a verb, or given: preferred */
 } name;
 
 typedef struct group {
@@ -49,6 +51,8 @@ struct ts_dialogue {
 	int intro;        /* the person last introduced and named, or -1 */
 	int hist[2];      /* the last two speakers taking turns, latest first */
 	int pending;      /* someone was introduced and is not named yet */
+	int carry;        /* who the end of the paragraph before says speaks next */
+	char carry_why[160];
 	long para, hist_para;
 	char why[256];
 };
@@ -243,6 +247,7 @@ void ts_dialogue_chapter(ts_dialogue *d)
 	d->hist[0] = d->hist[1] = SP_UNKNOWN;
 	d->hist_para = -10;
 	d->pending = 0;
+	d->carry = NOT_SAID;
 }
 
 /* The name of code points cp[0..len) (decoded), or -1. */
@@ -277,15 +282,19 @@ static int new_group(ts_dialogue *d, const uint32_t *cp, size_t len)
 	return (int)d->ngroups++;
 }
 
-/* Name cp[0..len) in group g (a new group when g < 0).  Returns the
+/* Name cp[0..len) in group g (a new group when g < 0); strong when it
+ * stood whole before a verb or was given, rather than cut from a longer
+ * clause.  Returns the
  * name's group (the one it had when it was known), or TS_ENOMEM. */
-static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g)
+static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g, int strong)
 {
 	if (len == 0 || len > NAME_MAX_CPS)
 		return SP_UNKNOWN;
 	int k = find_name(d, cp, len);
-	if (k >= 0)
+	if (k >= 0) {
+		d->names[k].strong |= strong;
 		return d->names[k].group;
+	}
 	if (g < 0 && (g = new_group(d, cp, len)) < 0)
 		return g;
 	if (ts_grow(&d->names, &d->names_cap, d->nnames + 1, sizeof *d->names))
@@ -294,6 +303,7 @@ static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g)
 	memcpy(nm->cp, cp, len * sizeof *cp);
 	nm->len = len;
 	nm->group = g;
+	nm->strong = strong;
 	return g;
 }
 
@@ -310,12 +320,12 @@ static void merge(ts_dialogue *d, int from, int to)
 /* Make b an alias of a (both code point runs): a's group wins. */
 static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
 {
-	int ga = add_name(d, a, alen, -1);
+	int ga = add_name(d, a, alen, -1, 1);
 	if (ga < 0)
 		return ga;
 	int gb = find_name(d, b, blen);
 	if (gb < 0)
-		return add_name(d, b, blen, ga) < 0 && ga >= 0 ? TS_ENOMEM : 0;
+		return add_name(d, b, blen, ga, 1) < 0 && ga >= 0 ? TS_ENOMEM : 0;
 	gb = d->names[gb].group;
 	if (d->groups[gb].cast && !d->groups[ga].cast)
 		merge(d, ga, gb);
@@ -328,13 +338,14 @@ static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t 
  * or -1. */
 static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 {
-	int best = -1;
+	int best = -1, best_strong = 0;
 	*len = 0;
 	for (size_t k = 0; k < d->nnames; k++) {
 		const name *nm = &d->names[k];
-		if (nm->len > *len && i + nm->len <= end &&
+		if ((nm->len > *len || (nm->strong && !best_strong)) &&
+		    !(best_strong && !nm->strong) && i + nm->len <= end &&
 		    !memcmp(d->cp + i, nm->cp, nm->len * sizeof *nm->cp))
-			*len = nm->len, best = nm->group;
+			*len = nm->len, best = nm->group, best_strong = nm->strong;
 	}
 	return best;
 }
@@ -430,7 +441,7 @@ int ts_dialogue_cast_line(ts_dialogue *d, const char *line, size_t len, char *wh
 		int old = find_name(d, cps[k], lens[k]);
 		if (old >= 0)
 			merge(d, d->names[old].group, g);
-		else if (add_name(d, cps[k], lens[k], g) < 0)
+		else if (add_name(d, cps[k], lens[k], g, 1) < 0)
 			return TS_ENOMEM;
 	}
 	return 0;
@@ -473,10 +484,12 @@ static const char *const verbs[] = {
 
 /* Words before a subject that are not it. */
 static const char *const lead_skip[] = {
-    "却说", "话说", "且说",   "只见", "只听", "随后", "于是", "当下", "此时", "这时", "那时",
-    "后来", "忽然", "有一回", "一日", "次日", "当日", "当时", "原来", "自己", "不觉", "一面",
-    "正",   "便",   "又",     "因",   "遂",   "乃",   "那",   "这",   "见",   "听",   "忽",
-    "亦",   "也",   "就",     "才",   "却",   "再",   "但",   "那个", "这个", NULL};
+    "却说", "话说", "且说", "只见", "只听",     "随后",     "于是",   "当下",   "此时",
+    "这时", "那时", "后来", "忽然", "有一回",   "一日",     "次日",   "当日",   "当时",
+    "原来", "自己", "不觉", "一面", "话犹未了", "一语未了", "言未毕", "言未已", "幸而",
+    "走出", "闪出", "转出", "忽见", "正",       "便",       "又",     "因",     "遂",
+    "乃",   "那",   "这",   "见",   "听",       "忽",       "亦",     "也",     "就",
+    "才",   "却",   "再",   "但",   "那个",     "这个",     NULL};
 
 /* Manner words between a subject and its verb. */
 static const char *const manner[] = {
@@ -488,12 +501,13 @@ static const char *const manner[] = {
 /* Where a subject's name ends in a longer clause. */
 static const char *const stops = "笑叹怒喝冷道曰说问答叫喊嚷言谓对向与和跟同朝便又因遂乃亦也都忙"
                                  "连在听看见把将拍站睁涨不心回走起坐上一了着见抬点摇推拉拿放跑望"
-                                 "想哭转低伸举指跳进出接递端吃瞪皱挥骂急慌赶扭";
+                                 "想哭转低伸举指跳进出接递端吃瞪皱挥骂急慌赶扭唱抄启思即吩嘱的高轻"
+                                 "突抢披愈恭";
 
-static const char *const crowd[] = {"众",   "左右", "大家", "有的", "他们", "她们", "两人",
-                                    "三人", "二人", "诸将", "众人", "我们", "人们", NULL};
-static const char *const intros[] = {"一人",   "一将",   "一员",   "一个", "一大汉", "有人", "一汉",
-                                     "一少年", "一老者", "一妇人", "一僧", "一道人", NULL};
+static const char *const crowd[] = {"众",   "左右", "大家", "有的", "他们", "她们", "两人", "三人",
+                                    "二人", "诸将", "众人", "我们", "人们", "外面", "外头", NULL};
+static const char *const intros[] = {"一人",   "一将",   "一员",   "一大汉", "有人",   "一汉",
+                                     "一少年", "一老者", "一妇人", "一僧",   "一道人", NULL};
 static const char *const refs[] = {"其人", "此人", "那人", "这人", "那厮", NULL};
 static const char *const pronouns[] = {"他", "她", NULL};
 static const char *const listeners[] = {"对", "向", "与", "和", "跟", "同", "朝", "谓", NULL};
@@ -530,35 +544,100 @@ static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 	return a;
 }
 
-/* Who the words cp[a..b) before a verb name: a group, or SP_*.  learn
- * adds a name not known yet; strict takes only what is known. */
-static int subject(ts_dialogue *d, size_t a, size_t b, int strict, const char **how)
+/* A group of people: 七人, 众人, 两个. */
+static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
 {
 	size_t len;
+	static const char *const together[] = {"、", "齐声", "一齐", "同声", "齐叫", NULL};
+	if (word_at(d, a, b, crowd, &len) >= 0 || contains(d, a, b, together))
+		return 1;
+	return a + 1 < b && ts_char_in(d->cp[a], "两二三四五六七八九十几") &&
+	       ts_char_in(d->cp[a + 1], "人个位");
+}
+
+/* Someone introduced near the start of cp[a..b): 一人 (SP_PENDING, to be
+ * named later) or 一个小厮 (the 小厮); SP_NOBODY when nobody is. */
+static int introduced(ts_dialogue *d, size_t a, size_t b)
+{
+	static const char *const counted[] = {"一个", "一位", "一名", "一员", NULL};
+	size_t len;
+	for (size_t i = a; i < b && i < a + 4; i++) {
+		/* 阶下一人, 座上又一人: only places before it */
+		if (i > a && !ts_char_in(d->cp[i - 1], "又上下中内外前后边旁"))
+			continue;
+		if (word_at(d, i, b, intros, &len) >= 0)
+			return SP_PENDING;
+		if (word_at(d, i, b, counted, &len) >= 0) {
+			size_t e = i + len;
+			while (e < b && e < i + len + 3 && ts_is_han(d->cp[e]) &&
+			       !ts_char_in(d->cp[e], stops))
+				e++;
+			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
+			                   : SP_PENDING;
+		}
+	}
+	return SP_NOBODY;
+}
+
+/* A known name of two characters or more anywhere in cp[a..b) before a
+ * listener (帐上袁术大喝, not 对罗刹): its group, or -1. */
+static int name_in(const ts_dialogue *d, size_t a, size_t b)
+{
+	static const char *const objects[] = {"问", "告", "叫", "唤", "请",
+	                                      "拜", "嗔", "见", "是", NULL};
+	size_t len;
+	for (size_t i = a; i < b; i++) {
+		if (word_at(d, i, b, listeners, &len) >= 0 || word_at(d, i, b, objects, &len) >= 0)
+			return -1;
+		int g = name_at(d, i, b, &len);
+		if (g >= 0 && len >= 2 && i + len == b)
+			return g;
+	}
+	return -1;
+}
+
+enum {
+	STRICT = 1, /* only names known */
+	INSIDE = 2, /* a known name just before the verb, after other words */
+};
+
+/* Who the words cp[a..b) before a verb name: a group, or SP_*.  A name
+ * not known yet is learnt unless mode has STRICT. */
+static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **how)
+{
+	size_t len;
+	static const char *const owners[] = {"我的", "他的", "她的", "你的", NULL};
+	int strict = mode & STRICT;
 	a = skip_lead(d, a, b);
+	if (word_at(d, a, b, owners, &len) >= 0)
+		a += len;
 	while (b > a && (len = word_ending(d, a, b, manner)) > 0)
 		b -= len;
 	if (a >= b)
 		return SP_NOBODY;
 	*how = "crowd";
-	if (word_at(d, a, b, crowd, &len) >= 0 ||
-	    contains(d, a, b, (const char *const[]){"、", "齐声", "一齐", "同声", NULL}))
+	if (is_crowd(d, a, b))
 		return SP_CROWD;
 	*how = "introduced";
-	if (word_at(d, a, b, intros, &len) >= 0)
-		return SP_PENDING;
+	int g = introduced(d, a, b);
+	if (g != SP_NOBODY)
+		return g;
 	if (word_at(d, a, b, refs, &len) >= 0)
 		return d->pending || d->intro < 0 ? SP_PENDING : d->intro;
 	*how = "name";
-	int g = name_at(d, a, b, &len);
-	if (g >= 0)
+	if ((g = name_at(d, a, b, &len)) >= 0)
 		return g;
-	if (word_at(d, a, b, pronouns, &len) >= 0 && word_at(d, a, b, crowd, &len) < 0) {
+	if (at(d, a, b, "我") && !at(d, a, b, "我们") && !at(d, a, b, "我的"))
+		return add_name(d, d->cp + a, 1, -1, 1);
+	if (word_at(d, a, b, pronouns, &len) >= 0) {
 		*how = "pronoun";
 		return d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
 	}
 	if (word_at(d, a, b, listeners, &len) >= 0)
 		return SP_NOBODY;
+	*how = "a name just before the verb";
+	if ((mode & INSIDE) && (g = name_in(d, a, b)) >= 0)
+		return g;
 	if (ts_char_in(d->cp[a], stops))
 		return SP_NOBODY;
 	size_t e = a;
@@ -568,7 +647,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int strict, const char **
 	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
 		return SP_NOBODY;
 	*how = "new name";
-	return add_name(d, d->cp + a, e - a, -1);
+	return add_name(d, d->cp + a, e - a, -1, whole);
 }
 
 /* The start of the clause that ends at b. */
@@ -593,7 +672,12 @@ static size_t trim_end(const ts_dialogue *d, size_t a, size_t b, int *colon)
 
 /* ---- speakers ------------------------------------------------------------ */
 
-enum { NOT_SAID = -6 }; /* no clause around the quotation says who speaks */
+typedef struct said {
+	size_t q[QUOTES_MAX][2];
+	int closed[QUOTES_MAX];
+	int who[QUOTES_MAX];
+	char why[QUOTES_MAX][160];
+} said;
 
 /* A verb ending cp[a..b), or, in a clause that ends with a colon, the
  * first verb in it: its position, or b when there is none. */
@@ -610,13 +694,14 @@ static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_
 
 /* The subject of the speech clause cp[cs..v), or of the clauses before
  * it in its sentence (from lo), or of the sentence before. */
-static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, const char **how)
+static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int inside,
+                        const char **how)
 {
 	/* A clause after the first of its sentence mostly leaves its subject
 	 * out: the words before its verb (争辩道) are a new name only when no
 	 * clause before names anyone. */
 	int first = cs == lo || is_sentence_end(d->cp[cs - 1]);
-	int s = subject(d, cs, v, !first, how);
+	int s = subject(d, cs, v, (first ? 0 : STRICT) | inside, how);
 	size_t e = cs;
 	while (s == SP_NOBODY && e > lo) {
 		while (e > lo && is_clause_end(d->cp[e - 1]) && !is_sentence_end(d->cp[e - 1]))
@@ -624,11 +709,12 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, const ch
 		if (e == lo || is_sentence_end(d->cp[e - 1]))
 			break;
 		size_t pcs = clause_start(d, lo, e);
-		s = subject(d, pcs, e, !(pcs == lo || is_sentence_end(d->cp[pcs - 1])), how);
+		s = subject(d, pcs, e, pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT,
+		            how);
 		e = pcs;
 	}
 	if (s == SP_NOBODY && !first)
-		s = subject(d, cs, v, 0, how);
+		s = subject(d, cs, v, inside, how);
 	if (s == SP_NOBODY) {
 		*how = "omitted subject: the one before";
 		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
@@ -662,7 +748,7 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
 	if (v == b && !colon)
 		return NOT_SAID;
 	const char *how = "name";
-	int s = subject_back(d, lo, cs, v, &how);
+	int s = subject_back(d, lo, cs, v, vlen ? INSIDE : 0, &how);
 	char verb[32];
 	verb_text(d, v, vlen, verb, sizeof verb);
 	snprintf(why, sz, "the clause before, %s%s: %s", vlen ? "verb " : "a colon", verb, how);
@@ -673,22 +759,51 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
  * “……”X说。  NOT_SAID when it names none or introduces the next one. */
 static int from_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz)
 {
-	size_t ce = qe, vlen;
-	while (ce < hi && !is_clause_end(d->cp[ce]))
-		ce++;
-	if (ce == qe || (ce < hi && ts_char_in(d->cp[ce], "：:")))
-		return NOT_SAID;
-	vlen = word_ending(d, qe, ce, verbs);
+	/* The first clause of the sentence after it that ends with a verb
+	 * (“……”我惶恐着，站起来说。), its subject or the first clause's. */
+	size_t cs = qe, vlen = 0, ce = qe;
+	for (int clause = 0; clause < 3 && cs < hi; clause++) {
+		ce = cs;
+		while (ce < hi && !is_clause_end(d->cp[ce]))
+			ce++;
+		if (ce == cs || (ce < hi && ts_char_in(d->cp[ce], "：:")))
+			return NOT_SAID;
+		if ((vlen = word_ending(d, cs, ce, verbs)) > 0)
+			break;
+		if (ce >= hi || is_sentence_end(d->cp[ce]))
+			return NOT_SAID;
+		cs = ce + 1;
+	}
 	if (!vlen)
 		return NOT_SAID;
 	const char *how = "name";
-	int s = subject(d, qe, ce - vlen, 0, &how);
+	int s = subject(d, cs, ce - vlen, cs > qe ? STRICT : INSIDE, &how);
+	if (s == SP_NOBODY && cs > qe)
+		s = subject(d, qe, cs - 1, 0, &how);
 	if (s == SP_NOBODY)
 		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN, how = "omitted subject";
 	char verb[32];
 	verb_text(d, ce - vlen, vlen, verb, sizeof verb);
 	snprintf(why, sz, "the clause after, verb %s: %s", verb, how);
 	return s;
+}
+
+/* A quotation that goes on with the sentence of the one before
+ * (……唱喏道：“提辖恕罪。”便叫副手掇条凳子来，“提辖请坐。”): its
+ * speaker, or NOT_SAID. */
+static int goes_on(const ts_dialogue *d, const said *s, size_t k, char *why, size_t sz)
+{
+	size_t lo = s->q[k - 1][1], qs = s->q[k][0], len;
+	if (qs == lo || !ts_char_in(d->cp[qs - 1], "，：,:") || s->who[k - 1] < 0)
+		return NOT_SAID;
+	size_t a = skip_lead(d, lo, qs);
+	if (a == lo || name_at(d, a, qs, &len) >= 0)
+		return NOT_SAID;
+	for (size_t i = lo; i < qs; i++)
+		if (is_sentence_end(d->cp[i]))
+			return NOT_SAID;
+	snprintf(why, sz, "the sentence of the quotation before goes on");
+	return s->who[k - 1];
 }
 
 /* A quotation no clause attributes: a quoted word or title, or a turn. */
@@ -759,7 +874,7 @@ static int surname_given(ts_dialogue *d, size_t i)
 	uint32_t full[NAME_MAX_CPS];
 	full[0] = d->cp[i + 1];
 	memcpy(full + 1, d->cp + i + 3, gl * sizeof *full);
-	int g = add_name(d, full, gl + 1, -1);
+	int g = add_name(d, full, gl + 1, -1, 1);
 	size_t z = i + 3 + gl;
 	z += z < d->n && ts_char_in(d->cp[z], "，,");
 	if (g >= 0 && z < d->n && at(d, z, d->n, "字")) {
@@ -799,7 +914,7 @@ static int named_after(ts_dialogue *d, size_t i)
 	if (g >= 0)
 		return g;
 	size_t nl = l < 3 ? l : 3;
-	return add_name(d, d->cp + i + 1 + l - nl, nl, -1);
+	return add_name(d, d->cp + i + 1 + l - nl, nl, -1, 1);
 }
 
 /* The person introduced (一人...) whose name this paragraph gives after
@@ -818,13 +933,6 @@ static int intro_named(ts_dialogue *d, size_t from)
 
 /* ---- a paragraph ---------------------------------------------------------- */
 
-typedef struct said {
-	size_t q[QUOTES_MAX][2];
-	int closed[QUOTES_MAX];
-	int who[QUOTES_MAX];
-	char why[QUOTES_MAX][160];
-} said;
-
 /* The speakers of the quotations of the decoded paragraph into s; their
  * count. */
 static size_t attribute(ts_dialogue *d, said *s)
@@ -841,6 +949,12 @@ static size_t attribute(ts_dialogue *d, said *s)
 		char *why = s->why[k];
 		narration(d, lo, qs);
 		int w = from_lead(d, lo, qs, why, sizeof s->why[k]);
+		if (w == NOT_SAID && k == 0 && skip_lead(d, 0, qs) == qs && d->carry != NOT_SAID) {
+			w = d->carry;
+			snprintf(why, sizeof s->why[k], "%s", d->carry_why);
+		}
+		if (w == NOT_SAID && k > 0)
+			w = goes_on(d, s, k, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
 			w = from_after(d, qe, hi, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
@@ -866,6 +980,13 @@ static size_t attribute(ts_dialogue *d, said *s)
 	for (size_t k = 0; k < nq; k++)
 		if (s->who[k] == SP_PENDING)
 			s->who[k] = SP_UNKNOWN;
+	/* A paragraph that ends introducing speech (从旁说：) gives its
+	 * speaker to a paragraph that starts with a quotation. */
+	size_t tail = nq ? s->q[nq - 1][1] : 0;
+	narration(d, tail, d->n);
+	d->carry = from_lead(d, tail, d->n, d->carry_why, sizeof d->carry_why);
+	if (d->carry == SP_PENDING || d->carry == SP_NOBODY)
+		d->carry = SP_UNKNOWN;
 	d->pending = 0;
 	d->para++;
 	return nq;
