@@ -493,10 +493,11 @@ static const char *const lead_skip[] = {
 
 /* Manner words between a subject and its verb. */
 static const char *const manner[] = {
-    "冷笑", "大笑", "微笑", "笑", "叹", "大怒", "怒",   "大喜", "忙",   "便",   "又",   "因",
-    "遂",   "乃",   "亦",   "也", "都", "急",   "厉声", "高声", "低声", "大声", "回",   "复",
-    "再",   "连忙", "在旁", "答", "问", "应",   "哭",   "点头", "回头", "接口", "接着", "随即",
-    "就",   "才",   "却",   "先", "还", "言",   "大",   "笑了", NULL};
+    "冷笑", "大笑", "微笑", "笑",   "叹", "大怒",   "怒",   "大喜", "忙",   "便",   "又",   "因",
+    "遂",   "乃",   "亦",   "也",   "都", "急",     "厉声", "高声", "低声", "大声", "回",   "复",
+    "再",   "连忙", "在旁", "答",   "问", "应",     "哭",   "点头", "回头", "接口", "接着", "随即",
+    "就",   "才",   "却",   "先",   "还", "言",     "大",   "笑了", "从旁", "大喝", "大呼", "大叫",
+    "喝",   "思量", "寻思", "心想", "想", "心里想", "暗",   "唱",   NULL};
 
 /* Where a subject's name ends in a longer clause. */
 static const char *const stops = "笑叹怒喝冷道曰说问答叫喊嚷言谓对向与和跟同朝便又因遂乃亦也都忙"
@@ -583,8 +584,8 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
  * listener (帐上袁术大喝, not 对罗刹): its group, or -1. */
 static int name_in(const ts_dialogue *d, size_t a, size_t b)
 {
-	static const char *const objects[] = {"问", "告", "叫", "唤", "请",
-	                                      "拜", "嗔", "见", "是", NULL};
+	static const char *const objects[] = {"问", "告", "叫", "唤", "请", "拜", "嗔",
+	                                      "见", "是", "吩", "嘱", "被", NULL};
 	size_t len;
 	for (size_t i = a; i < b; i++) {
 		if (word_at(d, i, b, listeners, &len) >= 0 || word_at(d, i, b, objects, &len) >= 0)
@@ -611,6 +612,8 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	a = skip_lead(d, a, b);
 	if (word_at(d, a, b, owners, &len) >= 0)
 		a += len;
+	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
+		a++;
 	while (b > a && (len = word_ending(d, a, b, manner)) > 0)
 		b -= len;
 	if (a >= b)
@@ -643,7 +646,9 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	size_t e = a;
 	while (e < b && ts_is_han(d->cp[e]) && !(e > a && ts_char_in(d->cp[e], stops)))
 		e++;
-	int whole = e == b && b - a <= 3;
+	/* 分明的叫道: what ends with 的 or 地 says how, it names no one */
+	int adverb = ts_char_in(d->cp[b - 1], "的地");
+	int whole = e == b && b - a <= 3 && !adverb;
 	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
 		return SP_NOBODY;
 	*how = "new name";
@@ -671,6 +676,8 @@ static size_t trim_end(const ts_dialogue *d, size_t a, size_t b, int *colon)
 }
 
 /* ---- speakers ------------------------------------------------------------ */
+
+static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
 
 typedef struct said {
 	size_t q[QUOTES_MAX][2];
@@ -806,6 +813,19 @@ static int goes_on(const ts_dialogue *d, const said *s, size_t k, char *why, siz
 	return s->who[k - 1];
 }
 
+/* “……”阿Q忽然抢上去: who acts right after a quotation said it. */
+static int acts_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz)
+{
+	size_t len;
+	if (qe == hi || is_clause_end(d->cp[qe]))
+		return NOT_SAID;
+	int g = name_at(d, qe, hi, &len);
+	if (g < 0)
+		return NOT_SAID;
+	snprintf(why, sz, "who acts right after it");
+	return g;
+}
+
 /* A quotation no clause attributes: a quoted word or title, or a turn. */
 static int unsaid(ts_dialogue *d, size_t lo, size_t qs, size_t qe, char *why, size_t sz)
 {
@@ -837,7 +857,24 @@ static void heard(ts_dialogue *d, int s)
 	}
 }
 
-/* A name that starts a sentence of narration cp[a..b) is its subject. */
+/* 远远地一个汉子，: someone introduced at the end of a sentence's first
+ * clause from s: their group, or -1. */
+static int counted_at_end(ts_dialogue *d, size_t s, size_t b)
+{
+	size_t ce = s, len;
+	while (ce < b && !is_clause_end(d->cp[ce]))
+		ce++;
+	for (size_t i = s; i + 2 < ce; i++)
+		if (at(d, i, ce, "一个") && ce - i - 2 <= 3 &&
+		    han_run(d, i + 2, 3, stops) == ce - i - 2)
+			return name_at(d, i + 2, ce, &len) >= 0
+			           ? name_at(d, i + 2, ce, &len)
+			           : add_name(d, d->cp + i + 2, ce - i - 2, -1, 0);
+	return -1;
+}
+
+/* A name that starts a sentence of narration cp[a..b) is its subject, and
+ * so is someone introduced there. */
 static void narration(ts_dialogue *d, size_t a, size_t b)
 {
 	size_t len;
@@ -847,6 +884,8 @@ static void narration(ts_dialogue *d, size_t a, size_t b)
 		size_t s = skip_lead(d, i, b);
 		int g = name_at(d, s, b, &len);
 		if (g >= 0)
+			d->last_subject = g;
+		else if ((g = counted_at_end(d, s, b)) >= 0)
 			d->last_subject = g;
 	}
 }
@@ -957,6 +996,8 @@ static size_t attribute(ts_dialogue *d, said *s)
 			w = goes_on(d, s, k, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
 			w = from_after(d, qe, hi, why, sizeof s->why[k]);
+		if (w == NOT_SAID)
+			w = acts_after(d, qe, hi, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
 			w = unsaid(d, lo, qs, qe, why, sizeof s->why[k]);
 		if (w == SP_NOBODY)
