@@ -584,8 +584,8 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
  * listener (帐上袁术大喝, not 对罗刹): its group, or -1. */
 static int name_in(const ts_dialogue *d, size_t a, size_t b)
 {
-	static const char *const objects[] = {"问", "告", "叫", "唤", "请", "拜", "嗔",
-	                                      "见", "是", "吩", "嘱", "被", NULL};
+	static const char *const objects[] = {"问", "告", "叫", "唤", "请", "拜", "嗔", "见",
+	                                      "是", "吩", "嘱", "被", "说", "得", NULL};
 	size_t len;
 	for (size_t i = a; i < b; i++) {
 		if (word_at(d, i, b, listeners, &len) >= 0 || word_at(d, i, b, objects, &len) >= 0)
@@ -649,6 +649,8 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	/* 分明的叫道: what ends with 的 or 地 says how, it names no one */
 	int adverb = ts_char_in(d->cp[b - 1], "的地");
 	int whole = e == b && b - a <= 3 && !adverb;
+	if (adverb && e + 1 >= b)
+		return SP_NOBODY;
 	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
 		return SP_NOBODY;
 	*how = "new name";
@@ -716,7 +718,8 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 		if (e == lo || is_sentence_end(d->cp[e - 1]))
 			break;
 		size_t pcs = clause_start(d, lo, e);
-		s = subject(d, pcs, e, pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT,
+		s = subject(d, pcs, e,
+		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE,
 		            how);
 		e = pcs;
 	}
@@ -819,7 +822,9 @@ static int acts_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz
 	size_t len;
 	if (qe == hi || is_clause_end(d->cp[qe]))
 		return NOT_SAID;
-	int g = name_at(d, qe, hi, &len);
+	size_t a = skip_lead(d, qe, hi);
+	a += at(d, a, hi, "是"); /* 这是驼背五少爷到了 */
+	int g = name_at(d, a, hi, &len);
 	if (g < 0)
 		return NOT_SAID;
 	snprintf(why, sz, "who acts right after it");
@@ -935,13 +940,13 @@ static void courtesy(ts_dialogue *d, size_t cs)
 	}
 }
 
-/* 乃X也 at i (X named, 视之，乃常山赵子龙也): X's group, or -1. */
+/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也): X's group, or -1. */
 static int named_after(ts_dialogue *d, size_t i)
 {
 	if (!at(d, i, d->n, "乃"))
 		return -1;
 	size_t l = han_run(d, i + 1, 8, "也，。");
-	if (l < 2 || i + 1 + l >= d->n || !at(d, i + 1 + l, d->n, "也"))
+	if (l < 2 || i + 1 + l >= d->n || !ts_char_in(d->cp[i + 1 + l], "也，。"))
 		return -1;
 	size_t best = 0, len;
 	int g = -1;
