@@ -209,9 +209,8 @@ typedef struct ts_speakers_opts {
  * that cannot be read is reported to diag and counted in *failed.
  * Returns 0, or a negative code with err filled: the cast file cannot be
  * read, TS_ECANCELED, TS_ENOMEM, or the code out returned. */
-int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles,
-                      ts_write_fn out, void *out_ud, ts_diag_fn diag, void *ud, size_t *failed,
-                      ts_error *err);
+int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
+                      void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
 
 /* ---- voices --------------------------------------------------------- */
 
