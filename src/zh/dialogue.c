@@ -718,6 +718,8 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 		if (e == lo || is_sentence_end(d->cp[e - 1]))
 			break;
 		size_t pcs = clause_start(d, lo, e);
+		if (pcs == e) /* a quotation mark: the clause before is not this sentence's */
+			break;
 		s = subject(d, pcs, e,
 		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE,
 		            how);

@@ -101,6 +101,44 @@ static void cast_case(void)
 	ts_dialogue_free(NULL);
 }
 
+/* Paragraphs of marks, verbs and names in random order: every one ends
+ * (a loop that does not would time the test out), and every quotation
+ * given is inside its paragraph. */
+static int in_paragraph(void *ud, const ts_attribution *a)
+{
+	const char *p = ((const char **)ud)[0], *e = ((const char **)ud)[1];
+	CHECK(a->quote >= p && a->quote + a->quote_len <= e && a->speaker && a->why);
+	return 0;
+}
+
+static void noise_case(void)
+{
+	static const char *const pieces[] = {
+	    "“",  "”",  "「", "」", "『", "』",   "‘",  "’",  "\"",   "'",    "，",  "。",
+	    "：", "！", "曰", "道", "说", "笑",   "问", "他", "一人", "一个", "乃",  "也",
+	    "姓", "名", "字", "众", "、", "我的", "被", " ",  "a",    "张飞", "玄德"};
+	ts_dialogue *d = ts_dialogue_new();
+	unsigned seed = 19;
+	ts_buf p = {0};
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < 2000; i++) {
+			ts_buf_clear(&p);
+			int n = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 120;
+			for (int k = 0; k < n; k++) {
+				seed = seed * 1103515245u + 12345u;
+				const char *w =
+				    pieces[(seed >> 16) % (sizeof pieces / sizeof pieces[0])];
+				ts_buf_append(&p, w, strlen(w));
+			}
+			const char *span[2] = {p.data ? p.data : "",
+			                       (p.data ? p.data : "") + p.len};
+			CHECK((pass ? ts_dialogue_attribute(d, span[0], p.len, in_paragraph, span)
+			            : ts_dialogue_learn(d, span[0], p.len)) == 0);
+		}
+	ts_buf_free(&p);
+	ts_dialogue_free(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -108,6 +146,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cast_case();
+	noise_case();
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "quotes") == 0)
 			quotes_case(argv[1]);
