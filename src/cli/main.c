@@ -20,6 +20,7 @@ typedef struct cli {
 static cli g;
 static ts_build_opts bo;
 static ts_text_opts to;
+static ts_speakers_opts so;
 static int progress_shown; /* a progress line is on the terminal */
 static int out_errno;      /* why standard output could not be written */
 static volatile sig_atomic_t interrupted;
@@ -166,6 +167,13 @@ static const opt upto_rows[] = {
     CHOICE("upto", offsetof(ts_text_opts, upto), "STAGE", "stop the pronunciation after STAGE, to measure what each adds: chars (each character's most common reading), words (+ the lexicon's words), rules (+ context rules), sandhi (+ sandhi of 一 and 不), all (+ the g2pM model's second opinion; the default)", "chars, words, rules, sandhi or all", stages, stage_values),
 };
 
+#define S(field) offsetof(ts_speakers_opts, field)
+static const opt speakers_rows[] = {
+    STRING("cast", 0, S(cast), "FILE", "the cast: one character a line, its names (the first is the one printed) separated by spaces, a TAB, its voice preset: \"刘备 玄德 刘玄德 先主<TAB>cmn-m3\" (default: a cast.txt beside the first FILE)"),
+    FLAG("explain", 0, S(explain), "add a fourth field saying why: the clause before or after the quotation and its verb, an omitted subject, a person introduced and named after, turns in an exchange, or why it is not speech"),
+    STRING("encoding", 0, S(encoding), "NAME", "read the input in this encoding instead of detecting it"),
+};
+
 /* Every command's. */
 static const opt quiet_rows[] = {
     FLAG("quiet", 'q', C(quiet), "errors only: no progress, summary or warnings"),
@@ -185,6 +193,7 @@ static const char main_help[] =
     "  build [OPTIONS] INPUT...   make the audiobook: one audio file per chapter\n"
     "  text  [OPTIONS] FILE...    print the text as it will be spoken\n"
     "  pinyin [OPTIONS] FILE...   print the pinyin eSpeak will be given\n"
+    "  speakers [OPTIONS] FILE... print who says each quotation\n"
     "  voices [--voices-dir DIR]  list the voice presets\n"
     "  help [COMMAND]             show help for a command\n"
     "\n"
@@ -267,6 +276,17 @@ static const char pinyin_head[] =
     "sandhi of 一 and 不 applied; eSpeak applies the 3-3 sandhi itself.  This is\n"
     "exactly what eSpeak is given.  FILE may be - for standard input.\n";
 
+static const char speakers_head[] =
+    "Usage: tingshu speakers [OPTIONS] FILE...\n"
+    "Print who says each quotation of a book, in order, a line each:\n"
+    "N<TAB>SPEAKER<TAB>QUOTATION, N the chapter's number as in the file names of\n"
+    "a build.  Quotations are in “” 「」 『』 ‘’ or ASCII quotes; one inside\n"
+    "another belongs to the outer one.  SPEAKER is the name the text gives (X道：,\n"
+    "X曰, X谓Y曰, “...”X说), or the cast's first name for it; ? when it cannot\n"
+    "be told; - for what is not one person's speech (a letter, a sign, a poem, a\n"
+    "quoted word, a crowd).  Check it, and write a cast file, before a long build.\n"
+    "FILE is read like the INPUT of build.\n";
+
 static const char voices_head[] =
     "Usage: tingshu voices [--voices-dir DIR]\n"
     "List the voice presets.  A preset is a small text file NAME.voice; copy one,\n"
@@ -314,6 +334,22 @@ static int cmd_text(const command *c, int argc, char **argv)
 		msg("error", "%s", ts_error_msg(&err));
 		return status_of(rc);
 	}
+	return rc || failed ? EXIT_FAILED : EXIT_OK;
+}
+
+static int cmd_speakers(const command *c, int argc, char **argv)
+{
+	ts_error err = {0};
+	size_t failed = 0;
+	so.cancel = &interrupted;
+	catch_signals();
+	int rc = ts_speakers_print(&so, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL,
+	                           &failed, &err);
+	if (rc && !out_errno) {
+		msg("error", "%s", ts_error_msg(&err));
+		return status_of(rc);
+	}
+	(void)c;
 	return rc || failed ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -380,6 +416,8 @@ static const command commands[] = {
     {"pinyin", pinyin_head, "", "no FILE given", cmd_text,
      {OPT_BLOCK(pinyin_cli_rows, &g), OPT_BLOCK(upto_rows, &to), OPT_BLOCK(read_rows, &to.read),
       OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
+    {"speakers", speakers_head, "", "no FILE given", cmd_speakers,
+     {OPT_BLOCK(speakers_rows, &so), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 3},
     {"voices", voices_head, "", NULL, cmd_voices,
      {OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(help_rows, &g)}, 2},
 };
@@ -436,7 +474,8 @@ static int run(int argc, char **argv)
 	const command *c = find_command(name);
 	if (!c)
 		return usage_error(
-		    NULL, "unknown command '%s' (commands: build, text, pinyin, voices)", name);
+		    NULL, "unknown command '%s' (commands: build, text, pinyin, speakers, voices)",
+		    name);
 	argv[1] = argv[0];
 	int first = opt_parse(c->name, argc - 1, argv + 1, c->blocks, c->nblocks);
 	if (first < 0)

@@ -10,7 +10,7 @@ golden=$SRC/tests/e2e/data/help
 run 0 main "$TINGSHU" --help
 cmp -s "$RUN_OUT" "$golden/main.ok" || fail "tingshu --help differs from main.ok:
 $(diff "$golden/main.ok" "$RUN_OUT" | head -20)"
-for cmd in build text pinyin voices; do
+for cmd in build text pinyin speakers voices; do
 	run 0 "$cmd-help" "$TINGSHU" "$cmd" --help
 	cmp -s "$RUN_OUT" "$golden/$cmd.ok" || fail "tingshu $cmd --help differs from $cmd.ok:
 $(diff "$golden/$cmd.ok" "$RUN_OUT" | head -20)"

@@ -1,0 +1,138 @@
+/* speakers.c - `tingshu speakers`: who says each quotation of a book, a
+ * line a quotation, so that a user can check it and write a cast file
+ * before a long build.  The book is read twice (zh/dialogue.h): once to
+ * learn its names, once to attribute; a paragraph is held whole while it
+ * is read. */
+#include "base/util.h"
+#include "book/input.h"
+#include "tingshu.h"
+#include "zh/dialogue.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct speakers_run {
+	const ts_speakers_opts *o;
+	ts_write_fn out;
+	void *ud;
+	int out_rc;
+	int number; /* of the chapter, as in the file names */
+	ts_buf line;
+} speakers_run;
+
+static int on_quote(void *ud, const ts_attribution *a)
+{
+	speakers_run *r = ud;
+	ts_buf_clear(&r->line);
+	ts_buf_printf(&r->line, "%d\t%s\t%.*s", r->number, a->speaker, (int)a->quote_len, a->quote);
+	if (r->o->explain)
+		ts_buf_printf(&r->line, "\t%s", a->why);
+	ts_buf_putc(&r->line, '\n');
+	if (ts_buf_error(&r->line))
+		return TS_ENOMEM;
+	int rc = r->out(r->ud, r->line.data, r->line.len);
+	if (rc)
+		r->out_rc = rc;
+	return rc;
+}
+
+/* Each paragraph of chapter ch to the dialogue: learnt, or attributed to
+ * r's output. */
+static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, int learn)
+{
+	int rc = 0, got, line_end;
+	ts_reader *rd = ts_reader_open(ch, &rc);
+	if (!rd)
+		return rc ? rc : TS_ENOMEM;
+	ts_buf para = {0};
+	const char *piece;
+	size_t len;
+	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
+		if (r->o->cancel && *r->o->cancel) {
+			rc = TS_ECANCELED;
+			break;
+		}
+		ts_buf_append(&para, piece, len);
+		if (ts_buf_error(&para))
+			rc = TS_ENOMEM;
+		if (rc || !line_end)
+			continue;
+		rc = learn ? ts_dialogue_learn(dl, para.data ? para.data : "", para.len)
+		           : ts_dialogue_attribute(dl, para.data ? para.data : "", para.len,
+		                                   on_quote, r);
+		ts_buf_clear(&para);
+	}
+	if (!rc && got < 0)
+		rc = got;
+	if (!rc && para.len) /* a last line without its newline */
+		rc = learn ? ts_dialogue_learn(dl, para.data, para.len)
+		           : ts_dialogue_attribute(dl, para.data, para.len, on_quote, r);
+	ts_buf_free(&para);
+	ts_reader_free(rd);
+	return rc;
+}
+
+/* The cast: --cast, or a cast.txt beside the first input. */
+static int load_cast(ts_dialogue *dl, const ts_speakers_opts *o, char *const *files, size_t nfiles,
+                     ts_diag_fn diag, void *ud, ts_error *err)
+{
+	char path[PATH_MAX];
+	if (o->cast)
+		return ts_dialogue_cast_file(dl, o->cast, diag, ud, err);
+	if (!nfiles || strcmp(files[0], "-") == 0)
+		return 0;
+	const char *slash = strrchr(files[0], '/');
+	snprintf(path, sizeof path, "%.*scast.txt", slash ? (int)(slash - files[0] + 1) : 0,
+	         files[0]);
+	if (access(path, F_OK) != 0)
+		return 0;
+	return ts_dialogue_cast_file(dl, path, diag, ud, err);
+}
+
+int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
+                      void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err)
+{
+	speakers_run r = {.o = o, .out = out, .ud = out_ud};
+	ts_dialogue *dl = ts_dialogue_new();
+	ts_book *b = ts_book_new(diag, ud);
+	int rc = 0;
+	*failed = 0;
+	if (!dl || !b || ts_book_set_encoding(b, o->encoding)) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	if ((rc = load_cast(dl, o, files, nfiles, diag, ud, err)))
+		goto out;
+	ts_book_set_cancel(b, o->cancel);
+	for (size_t i = 0; i < nfiles; i++) {
+		int k = ts_book_add(b, files[i]);
+		if (k == TS_ECANCELED || ts_error_retryable(k)) {
+			rc = ts_error_set(err, k, "%s: %s", files[i], ts_strerror(k));
+			goto out;
+		}
+		*failed += k != 0;
+	}
+	size_t n = ts_book_count(b);
+	int base = n && ts_book_chapter(b, 0)->front_matter ? 0 : 1;
+	for (int learn = 1; learn >= 0 && !rc; learn--) {
+		for (size_t i = 0; i < n && !rc; i++) {
+			ts_dialogue_chapter(dl);
+			r.number = (int)i + base;
+			rc = read_chapter(dl, ts_book_chapter(b, i), &r, learn);
+		}
+		if (learn)
+			ts_dialogue_settle(dl);
+	}
+	if (r.out_rc)
+		rc = ts_error_set(err, r.out_rc, "cannot write the speakers: %s",
+		                  ts_strerror(r.out_rc));
+	else if (rc)
+		ts_error_set(err, rc, "%s", ts_strerror(rc));
+out:
+	ts_buf_free(&r.line);
+	ts_book_free(b);
+	ts_dialogue_free(dl);
+	return rc;
+}

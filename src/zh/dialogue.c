@@ -1,0 +1,1073 @@
+/* dialogue.c - quotations and their speakers (see dialogue.h).
+ *
+ * A paragraph is decoded once into code points with their byte offsets;
+ * the rules below work on clauses (runs between ，。！？；：) of the text
+ * around each quotation.  Word lists are tables, searched in order. */
+#include "zh/dialogue.h"
+
+#include "base/lines.h"
+#include "base/util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a quotation's speaker may be besides a name (a group index). */
+enum {
+	SP_NONE = -1,    /* no one person's speech: printed "-" */
+	SP_UNKNOWN = -2, /* printed "?" */
+	SP_CROWD = -3,   /* several at once: printed "-", but a turn */
+	SP_PENDING = -4, /* someone introduced (一人...), named later */
+	SP_NOBODY = -5,  /* the clause names no subject */
+	NOT_SAID = -6,   /* no clause around the quotation says who speaks */
+};
+
+enum { NAME_MAX_CPS = 8, QUOTES_MAX = 256 };
+
+typedef struct name {
+	uint32_t cp[NAME_MAX_CPS];
+	size_t len;
+	int group;
+	int strong; /* seen whole before a verb, or given: preferred */
+} name;
+
+typedef struct group {
+	char *canon; /* the name printed */
+	char *voice; /* from the cast, or NULL */
+	int cast;    /* named by the cast: its first name stays */
+} group;
+
+struct ts_dialogue {
+	name *names;
+	size_t nnames, names_cap;
+	group *groups;
+	size_t ngroups, groups_cap;
+	uint32_t *cp; /* the paragraph */
+	size_t *off;  /* byte offset of each code point, and of the end */
+	size_t n, cap;
+	const char *text;
+	int last_subject; /* a group, or -1 */
+	int intro;        /* the person last introduced and named, or -1 */
+	int hist[2];      /* the last two speakers taking turns, latest first */
+	int pending;      /* someone was introduced and is not named yet */
+	int carry;        /* who the end of the paragraph before says speaks next */
+	char carry_why[160];
+	long para, hist_para;
+	char why[256];
+};
+
+/* ---- code points -------------------------------------------------------- */
+
+/* Does the UTF-8 word w stand at cp[i..end)?  Its length in code points,
+ * or 0. */
+static size_t at(const ts_dialogue *d, size_t i, size_t end, const char *w)
+{
+	size_t k = 0, wn = strlen(w);
+	const unsigned char *s = (const unsigned char *)w;
+	while (wn) {
+		uint32_t c;
+		int l = ts_utf8_decode(s, wn, &c);
+		if (!l || i + k >= end || d->cp[i + k] != c)
+			return 0;
+		s += l, wn -= (size_t)l, k++;
+	}
+	return k;
+}
+
+/* Does cp[a..end) end with w?  Its length, or 0. */
+static size_t ends(const ts_dialogue *d, size_t a, size_t end, const char *w)
+{
+	size_t k = ts_utf8_count(w, strlen(w));
+	if (k == 0 || end - a < k)
+		return 0;
+	return at(d, end - k, end, w);
+}
+
+/* The longest word of list at i, its length in *len; -1 if none. */
+static int word_at(const ts_dialogue *d, size_t i, size_t end, const char *const *list, size_t *len)
+{
+	int best = -1;
+	*len = 0;
+	for (int k = 0; list[k]; k++) {
+		size_t l = at(d, i, end, list[k]);
+		if (l > *len)
+			*len = l, best = k;
+	}
+	return best;
+}
+
+static size_t word_ending(const ts_dialogue *d, size_t a, size_t end, const char *const *list)
+{
+	size_t best = 0;
+	for (int k = 0; list[k]; k++) {
+		size_t l = ends(d, a, end, list[k]);
+		if (l > best)
+			best = l;
+	}
+	return best;
+}
+
+static int decode(ts_dialogue *d, const char *p, size_t n)
+{
+	if (n + 1 > d->cap) {
+		size_t cap = n + 64;
+		uint32_t *cp = realloc(d->cp, cap * sizeof *cp);
+		if (cp)
+			d->cp = cp;
+		size_t *off = realloc(d->off, (cap + 1) * sizeof *off);
+		if (off)
+			d->off = off;
+		if (!cp || !off)
+			return TS_ENOMEM;
+		d->cap = cap;
+	}
+	size_t i = 0;
+	d->n = 0;
+	while (i < n) {
+		uint32_t c;
+		int l = ts_utf8_decode((const unsigned char *)p + i, n - i, &c);
+		if (!l)
+			c = 0xFFFD, l = 1; /* bad input: a replacement, never a quote */
+		d->off[d->n] = i;
+		d->cp[d->n++] = c;
+		i += (size_t)l;
+	}
+	d->off[d->n] = n;
+	d->text = p;
+	return 0;
+}
+
+/* ---- quotations --------------------------------------------------------- */
+
+static uint32_t closer_of(uint32_t c)
+{
+	switch (c) {
+	case 0x201C: return 0x201D; /* “” */
+	case 0x300C: return 0x300D; /* 「」 */
+	case 0x300E: return 0x300F; /* 『』 */
+	case 0x2018: return 0x2019; /* ‘’ */
+	default: return 0;
+	}
+}
+
+static int is_apostrophe(const uint32_t *cp, size_t n, size_t i)
+{
+	return i > 0 && i + 1 < n && ts_is_alnum(cp[i - 1]) && ts_is_alnum(cp[i + 1]);
+}
+
+/* The outermost quotations of cp[0..n), as code point ranges: up to max
+ * pairs [start, end) into q (closed[] says which closed); returns the
+ * count. */
+static size_t find_quotes(const uint32_t *cp, size_t n, size_t (*q)[2], int *closed, size_t max)
+{
+	uint32_t stack[16];
+	size_t depth = 0, count = 0, start = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = cp[i], want = closer_of(c);
+		int ascii = (c == '"' || c == '\'') && !(c == '\'' && is_apostrophe(cp, n, i));
+		size_t k = depth;
+		if (ascii || !want)
+			while (k > 0 && stack[k - 1] != c)
+				k--;
+		if ((ascii || !want) && k > 0) { /* closes the mark at k-1 */
+			depth = k - 1;
+			if (depth == 0) {
+				if (count < max)
+					q[count][0] = start, q[count][1] = i + 1, closed[count] = 1;
+				count++;
+			}
+		} else if (ascii || want) {
+			if (depth == 0)
+				start = i;
+			if (depth < sizeof stack / sizeof stack[0])
+				stack[depth++] = ascii ? c : want;
+		}
+	}
+	if (depth > 0) {
+		if (count < max)
+			q[count][0] = start, q[count][1] = n, closed[count] = 0;
+		count++;
+	}
+	return count;
+}
+
+size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max)
+{
+	ts_dialogue *d = ts_dialogue_new();
+	size_t(*q)[2] = malloc(QUOTES_MAX * sizeof *q);
+	int *closed = malloc(QUOTES_MAX * sizeof *closed);
+	size_t count = 0;
+	if (!d || !q || !closed || decode(d, p, n))
+		goto out;
+	count = find_quotes(d->cp, d->n, q, closed, QUOTES_MAX);
+	for (size_t i = 0; i < count && i < max && i < QUOTES_MAX; i++) {
+		out[i].start = d->off[q[i][0]];
+		out[i].end = d->off[q[i][1]];
+		out[i].text_start = d->off[q[i][0] + 1];
+		out[i].closed = closed[i];
+		out[i].text_end = closed[i] ? d->off[q[i][1] - 1] : out[i].end;
+	}
+out:
+	free(q);
+	free(closed);
+	ts_dialogue_free(d);
+	return count;
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+ts_dialogue *ts_dialogue_new(void)
+{
+	ts_dialogue *d = calloc(1, sizeof *d);
+	if (d)
+		ts_dialogue_chapter(d);
+	return d;
+}
+
+void ts_dialogue_free(ts_dialogue *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		free(d->groups[i].canon);
+		free(d->groups[i].voice);
+	}
+	free(d->groups);
+	free(d->names);
+	free(d->cp);
+	free(d->off);
+	free(d);
+}
+
+void ts_dialogue_chapter(ts_dialogue *d)
+{
+	d->last_subject = -1;
+	d->intro = -1;
+	d->hist[0] = d->hist[1] = SP_UNKNOWN;
+	d->hist_para = -10;
+	d->pending = 0;
+	d->carry = NOT_SAID;
+}
+
+/* The name of code points cp[0..len) (decoded), or -1. */
+static int find_name(const ts_dialogue *d, const uint32_t *cp, size_t len)
+{
+	for (size_t i = 0; i < d->nnames; i++)
+		if (d->names[i].len == len && !memcmp(d->names[i].cp, cp, len * sizeof *cp))
+			return (int)i;
+	return -1;
+}
+
+static char *utf8_of(const uint32_t *cp, size_t len)
+{
+	char *s = malloc(len * 4 + 1), *o = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		o += ts_utf8_encode(cp[i], o);
+	*o = 0;
+	return s;
+}
+
+/* A new group with canonical name cp[0..len); its index or TS_ENOMEM. */
+static int new_group(ts_dialogue *d, const uint32_t *cp, size_t len)
+{
+	if (ts_grow(&d->groups, &d->groups_cap, d->ngroups + 1, sizeof *d->groups))
+		return TS_ENOMEM;
+	group *g = &d->groups[d->ngroups];
+	memset(g, 0, sizeof *g);
+	if (!(g->canon = utf8_of(cp, len)))
+		return TS_ENOMEM;
+	return (int)d->ngroups++;
+}
+
+/* Name cp[0..len) in group g (a new group when g < 0); strong when it
+ * stood whole before a verb or was given, rather than cut from a longer
+ * clause.  Returns the
+ * name's group (the one it had when it was known), or TS_ENOMEM. */
+static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g, int strong)
+{
+	if (len == 0 || len > NAME_MAX_CPS)
+		return SP_UNKNOWN;
+	int k = find_name(d, cp, len);
+	if (k >= 0) {
+		d->names[k].strong |= strong;
+		return d->names[k].group;
+	}
+	if (g < 0 && (g = new_group(d, cp, len)) < 0)
+		return g;
+	if (ts_grow(&d->names, &d->names_cap, d->nnames + 1, sizeof *d->names))
+		return TS_ENOMEM;
+	name *nm = &d->names[d->nnames++];
+	memcpy(nm->cp, cp, len * sizeof *cp);
+	nm->len = len;
+	nm->group = g;
+	nm->strong = strong;
+	return g;
+}
+
+/* Move every name of group from into group to. */
+static void merge(ts_dialogue *d, int from, int to)
+{
+	if (from == to || from < 0 || to < 0)
+		return;
+	for (size_t i = 0; i < d->nnames; i++)
+		if (d->names[i].group == from)
+			d->names[i].group = to;
+}
+
+/* Make b an alias of a (both code point runs): a's group wins. */
+static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t *b, size_t blen)
+{
+	int ga = add_name(d, a, alen, -1, 1);
+	if (ga < 0)
+		return ga;
+	int gb = find_name(d, b, blen);
+	if (gb < 0)
+		return add_name(d, b, blen, ga, 1) < 0 && ga >= 0 ? TS_ENOMEM : 0;
+	gb = d->names[gb].group;
+	if (d->groups[gb].cast && !d->groups[ga].cast)
+		merge(d, ga, gb);
+	else
+		merge(d, gb, ga);
+	return 0;
+}
+
+/* The longest known name at cp[i..end): its length in *len, its group;
+ * or -1. */
+static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
+{
+	int best = -1, best_strong = 0;
+	*len = 0;
+	for (size_t k = 0; k < d->nnames; k++) {
+		const name *nm = &d->names[k];
+		if ((nm->len > *len || (nm->strong && !best_strong)) &&
+		    !(best_strong && !nm->strong) && i + nm->len <= end &&
+		    !memcmp(d->cp + i, nm->cp, nm->len * sizeof *nm->cp))
+			*len = nm->len, best = nm->group, best_strong = nm->strong;
+	}
+	return best;
+}
+
+/* Short forms: a one-character name that ends a single longer name is
+ * that name (飞: 张飞), and so is a name that is the end of one longer by a
+ * character (宝玉: 贾宝玉). */
+void ts_dialogue_settle(ts_dialogue *d)
+{
+	for (size_t i = 0; i < d->nnames; i++) {
+		name *s = &d->names[i];
+		int found = -1, many = 0;
+		if (s->len > 2)
+			continue;
+		for (size_t k = 0; k < d->nnames; k++) {
+			const name *l = &d->names[k];
+			if (l->len == s->len + 1 && l->group != s->group &&
+			    !memcmp(l->cp + 1, s->cp, s->len * sizeof *s->cp)) {
+				many += found >= 0 && found != l->group;
+				found = l->group;
+			}
+		}
+		if (found >= 0 && !many && !d->groups[s->group].cast)
+			merge(d, s->group, found);
+	}
+}
+
+/* ---- the cast ------------------------------------------------------------ */
+
+static int cast_fail(char *why, size_t sz, const char *text)
+{
+	snprintf(why, sz, "%s", text);
+	return TS_EINVAL;
+}
+
+int ts_dialogue_cast_line(ts_dialogue *d, const char *line, size_t len, char *why, size_t sz)
+{
+	const char *tab = memchr(line, '\t', len), *e = line + len;
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i == len || line[i] == '#')
+		return 0;
+	if (!tab)
+		return cast_fail(why, sz, "no TAB before the voice (NAMES<TAB>VOICE)");
+	const char *v = tab + 1;
+	while (v < e && (*v == ' ' || *v == '\t' || *v == '\r'))
+		v++;
+	const char *ve = v;
+	while (ve < e && *ve != ' ' && *ve != '\t' && *ve != '\r')
+		ve++;
+	if (v == ve)
+		return cast_fail(why, sz, "no voice after the TAB");
+	if (ts_utf8_check(line, len, 1) != len)
+		return cast_fail(why, sz, "not UTF-8 text");
+	/* Check the names before adding any. */
+	uint32_t cps[64][NAME_MAX_CPS];
+	size_t lens[64], count = 0;
+	const char *p = line;
+	while (p < tab) {
+		while (p < tab && *p == ' ')
+			p++;
+		size_t l = 0;
+		while (p < tab && *p != ' ') {
+			uint32_t c;
+			int k = ts_utf8_decode((const unsigned char *)p, (size_t)(tab - p), &c);
+			if (l == NAME_MAX_CPS)
+				return cast_fail(why, sz, "a name longer than 8 characters");
+			if (count == 64)
+				return cast_fail(why, sz, "more than 64 names");
+			cps[count][l++] = c;
+			p += k;
+		}
+		if (l) {
+			int k = find_name(d, cps[count], l);
+			if (k >= 0 && d->groups[d->names[k].group].cast) {
+				char *s = utf8_of(cps[count], l);
+				snprintf(why, sz, "%s is already a name of %s", s ? s : "a name",
+				         d->groups[d->names[k].group].canon);
+				free(s);
+				return TS_EINVAL;
+			}
+			lens[count++] = l;
+		}
+	}
+	if (!count)
+		return cast_fail(why, sz, "no name before the TAB");
+	int g = new_group(d, cps[0], lens[0]);
+	if (g < 0 || !(d->groups[g].voice = ts_strndup(v, (size_t)(ve - v))))
+		return TS_ENOMEM;
+	d->groups[g].cast = 1;
+	for (size_t k = 0; k < count; k++) {
+		int old = find_name(d, cps[k], lens[k]);
+		if (old >= 0)
+			merge(d, d->names[old].group, g);
+		else if (add_name(d, cps[k], lens[k], g, 1) < 0)
+			return TS_ENOMEM;
+	}
+	return 0;
+}
+
+int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, void *ud,
+                          ts_error *err)
+{
+	ts_lines *r;
+	int rc = ts_lines_open(&r, path, 4096, TS_LINES_SKIP_COMMENTS, err);
+	if (rc)
+		return rc;
+	char *line, why[256], msg[1024];
+	size_t len;
+	while ((rc = ts_lines_next(r, &line, &len)) > 0) {
+		int k = ts_dialogue_cast_line(d, line, len, why, sizeof why);
+		if (k == TS_ENOMEM) {
+			rc = ts_error_set(err, k, NULL);
+			break;
+		}
+		if (k && diag) {
+			snprintf(msg, sizeof msg, "%s:%ld: %s", path, ts_lines_lineno(r), why);
+			diag(ud, TS_WARNING, msg);
+		}
+	}
+	if (rc < 0 && rc != TS_ENOMEM)
+		ts_error_set(err, rc, "%s", ts_lines_errmsg(r));
+	ts_lines_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- clauses ------------------------------------------------------------- */
+
+/* Speech verbs, the longest found at the end of a clause. */
+static const char *const verbs[] = {
+    "冷笑道", "说着", "说罢", "道罢", "说完", "说道", "问道", "答道", "笑道", "怒道",
+    "叹道",   "喝道", "骂道", "叫道", "喊道", "嚷道", "哭道", "应道", "回道", "道",
+    "曰",     "云",   "说",   "问",   "答",   "叫",   "喊",   "嚷",   "言",   "呼",
+    "唤",     "喝",   "叱",   "骂",   "吩咐", "嘱咐", NULL};
+
+/* Words before a subject that are not it. */
+static const char *const lead_skip[] = {
+    "却说", "话说", "且说", "只见", "只听",     "随后",     "于是",   "当下",   "此时",
+    "这时", "那时", "后来", "忽然", "有一回",   "一日",     "次日",   "当日",   "当时",
+    "原来", "自己", "不觉", "一面", "话犹未了", "一语未了", "言未毕", "言未已", "幸而",
+    "走出", "闪出", "转出", "忽见", "正",       "便",       "又",     "因",     "遂",
+    "乃",   "那",   "这",   "见",   "听",       "忽",       "亦",     "也",     "就",
+    "才",   "却",   "再",   "但",   "那个",     "这个",     NULL};
+
+/* Manner words between a subject and its verb. */
+static const char *const manner[] = {
+    "冷笑", "大笑", "微笑", "笑",   "叹", "大怒",   "怒",   "大喜", "忙",   "便",   "又",   "因",
+    "遂",   "乃",   "亦",   "也",   "都", "急",     "厉声", "高声", "低声", "大声", "回",   "复",
+    "再",   "连忙", "在旁", "答",   "问", "应",     "哭",   "点头", "回头", "接口", "接着", "随即",
+    "就",   "才",   "却",   "先",   "还", "言",     "大",   "笑了", "从旁", "大喝", "大呼", "大叫",
+    "喝",   "思量", "寻思", "心想", "想", "心里想", "暗",   "唱",   NULL};
+
+/* Where a subject's name ends in a longer clause. */
+static const char *const stops = "笑叹怒喝冷道曰说问答叫喊嚷言谓对向与和跟同朝便又因遂乃亦也都忙"
+                                 "连在听看见把将拍站睁涨不心回走起坐上一了着见抬点摇推拉拿放跑望"
+                                 "想哭转低伸举指跳进出接递端吃瞪皱挥骂急慌赶扭唱抄启思即吩嘱的高轻"
+                                 "突抢披愈恭";
+
+static const char *const crowd[] = {"众",   "左右", "大家", "有的", "他们", "她们", "两人", "三人",
+                                    "二人", "诸将", "众人", "我们", "人们", "外面", "外头", NULL};
+static const char *const intros[] = {"一人",   "一将",   "一员",   "一大汉", "有人",   "一汉",
+                                     "一少年", "一老者", "一妇人", "一僧",   "一道人", NULL};
+static const char *const refs[] = {"其人", "此人", "那人", "这人", "那厮", NULL};
+static const char *const pronouns[] = {"他", "她", NULL};
+static const char *const listeners[] = {"对", "向", "与", "和", "跟", "同", "朝", "谓", NULL};
+/* A clause that introduces something written or recited, not speech. */
+static const char *const writing[] = {"写", "书曰", "书略曰", "书云", "诗",   "词曰", "榜",
+                                      "示", "诏",   "旨",     "檄",   "信上", "匾",   "牌",
+                                      "碑", "题",   "对联",   "表曰", "赞曰", "歌曰", NULL};
+
+static int is_clause_end(uint32_t c)
+{
+	return ts_char_in(c, "，。！？；：…,.!?;:—") || c == '\n';
+}
+
+static int is_sentence_end(uint32_t c)
+{
+	return ts_char_in(c, "。！？!?");
+}
+
+static int contains(const ts_dialogue *d, size_t a, size_t b, const char *const *list)
+{
+	size_t len;
+	for (size_t i = a; i < b; i++)
+		if (word_at(d, i, b, list, &len) >= 0)
+			return 1;
+	return 0;
+}
+
+/* Skip the words of lead_skip at a. */
+static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
+{
+	size_t len = 0;
+	while (a < b && (ts_is_space(d->cp[a]) || word_at(d, a, b, lead_skip, &len) >= 0))
+		a += ts_is_space(d->cp[a]) ? 1 : len;
+	return a;
+}
+
+/* A group of people: 七人, 众人, 两个. */
+static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
+{
+	size_t len;
+	static const char *const together[] = {"、", "齐声", "一齐", "同声", "齐叫", NULL};
+	if (word_at(d, a, b, crowd, &len) >= 0 || contains(d, a, b, together))
+		return 1;
+	return a + 1 < b && ts_char_in(d->cp[a], "两二三四五六七八九十几") &&
+	       ts_char_in(d->cp[a + 1], "人个位");
+}
+
+/* Someone introduced near the start of cp[a..b): 一人 (SP_PENDING, to be
+ * named later) or 一个小厮 (the 小厮); SP_NOBODY when nobody is. */
+static int introduced(ts_dialogue *d, size_t a, size_t b)
+{
+	static const char *const counted[] = {"一个", "一位", "一名", "一员", NULL};
+	size_t len;
+	for (size_t i = a; i < b && i < a + 4; i++) {
+		/* 阶下一人, 座上又一人: only places before it */
+		if (i > a && !ts_char_in(d->cp[i - 1], "又上下中内外前后边旁"))
+			continue;
+		if (word_at(d, i, b, intros, &len) >= 0)
+			return SP_PENDING;
+		if (word_at(d, i, b, counted, &len) >= 0) {
+			size_t e = i + len;
+			while (e < b && e < i + len + 3 && ts_is_han(d->cp[e]) &&
+			       !ts_char_in(d->cp[e], stops))
+				e++;
+			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
+			                   : SP_PENDING;
+		}
+	}
+	return SP_NOBODY;
+}
+
+/* A known name of two characters or more anywhere in cp[a..b) before a
+ * listener (帐上袁术大喝, not 对罗刹): its group, or -1. */
+static int name_in(const ts_dialogue *d, size_t a, size_t b)
+{
+	static const char *const objects[] = {"问", "告", "叫", "唤", "请", "拜", "嗔", "见",
+	                                      "是", "吩", "嘱", "被", "说", "得", NULL};
+	size_t len;
+	for (size_t i = a; i < b; i++) {
+		if (word_at(d, i, b, listeners, &len) >= 0 || word_at(d, i, b, objects, &len) >= 0)
+			return -1;
+		int g = name_at(d, i, b, &len);
+		if (g >= 0 && len >= 2 && i + len == b)
+			return g;
+	}
+	return -1;
+}
+
+enum {
+	STRICT = 1, /* only names known */
+	INSIDE = 2, /* a known name just before the verb, after other words */
+};
+
+/* Who the words cp[a..b) before a verb name: a group, or SP_*.  A name
+ * not known yet is learnt unless mode has STRICT. */
+static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **how)
+{
+	size_t len;
+	static const char *const owners[] = {"我的", "他的", "她的", "你的", NULL};
+	int strict = mode & STRICT;
+	a = skip_lead(d, a, b);
+	if (word_at(d, a, b, owners, &len) >= 0)
+		a += len;
+	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
+		a++;
+	while (b > a && (len = word_ending(d, a, b, manner)) > 0)
+		b -= len;
+	if (a >= b)
+		return SP_NOBODY;
+	*how = "crowd";
+	if (is_crowd(d, a, b))
+		return SP_CROWD;
+	*how = "introduced";
+	int g = introduced(d, a, b);
+	if (g != SP_NOBODY)
+		return g;
+	if (word_at(d, a, b, refs, &len) >= 0)
+		return d->pending || d->intro < 0 ? SP_PENDING : d->intro;
+	*how = "name";
+	if ((g = name_at(d, a, b, &len)) >= 0)
+		return g;
+	if (at(d, a, b, "我") && !at(d, a, b, "我们") && !at(d, a, b, "我的"))
+		return add_name(d, d->cp + a, 1, -1, 1);
+	if (word_at(d, a, b, pronouns, &len) >= 0) {
+		*how = "pronoun";
+		return d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+	}
+	if (word_at(d, a, b, listeners, &len) >= 0)
+		return SP_NOBODY;
+	*how = "a name just before the verb";
+	if ((mode & INSIDE) && (g = name_in(d, a, b)) >= 0)
+		return g;
+	if (ts_char_in(d->cp[a], stops))
+		return SP_NOBODY;
+	size_t e = a;
+	while (e < b && ts_is_han(d->cp[e]) && !(e > a && ts_char_in(d->cp[e], stops)))
+		e++;
+	/* 分明的叫道: what ends with 的 or 地 says how, it names no one */
+	int adverb = ts_char_in(d->cp[b - 1], "的地");
+	int whole = e == b && b - a <= 3 && !adverb;
+	if (adverb && e + 1 >= b)
+		return SP_NOBODY;
+	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
+		return SP_NOBODY;
+	*how = "new name";
+	return add_name(d, d->cp + a, e - a, -1, whole);
+}
+
+/* The start of the clause that ends at b. */
+static size_t clause_start(const ts_dialogue *d, size_t lo, size_t b)
+{
+	while (b > lo && !is_clause_end(d->cp[b - 1]) && closer_of(d->cp[b - 1]) == 0 &&
+	       d->cp[b - 1] != 0x201D && d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
+		b--;
+	return b;
+}
+
+/* Trim the punctuation and spaces at the end of cp[a..b). */
+static size_t trim_end(const ts_dialogue *d, size_t a, size_t b, int *colon)
+{
+	*colon = 0;
+	while (b > a && (ts_is_space(d->cp[b - 1]) || ts_char_in(d->cp[b - 1], "：:，,"))) {
+		*colon |= ts_char_in(d->cp[b - 1], "：:");
+		b--;
+	}
+	return b;
+}
+
+/* ---- speakers ------------------------------------------------------------ */
+
+static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
+
+typedef struct said {
+	size_t q[QUOTES_MAX][2];
+	int closed[QUOTES_MAX];
+	int who[QUOTES_MAX];
+	char why[QUOTES_MAX][160];
+} said;
+
+/* A verb ending cp[a..b), or, in a clause that ends with a colon, the
+ * first verb in it: its position, or b when there is none. */
+static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_t *vlen)
+{
+	*vlen = word_ending(d, a, b, verbs);
+	if (*vlen)
+		return b - *vlen;
+	for (size_t i = a; colon && i < b; i++)
+		if (word_at(d, i, b, verbs, vlen) >= 0)
+			return i;
+	return b;
+}
+
+/* The subject of the speech clause cp[cs..v), or of the clauses before
+ * it in its sentence (from lo), or of the sentence before. */
+static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int inside,
+                        const char **how)
+{
+	/* A clause after the first of its sentence mostly leaves its subject
+	 * out: the words before its verb (争辩道) are a new name only when no
+	 * clause before names anyone. */
+	int first = cs == lo || is_sentence_end(d->cp[cs - 1]);
+	int s = subject(d, cs, v, (first ? 0 : STRICT) | inside, how);
+	size_t e = cs;
+	while (s == SP_NOBODY && e > lo) {
+		while (e > lo && is_clause_end(d->cp[e - 1]) && !is_sentence_end(d->cp[e - 1]))
+			e--;
+		if (e == lo || is_sentence_end(d->cp[e - 1]))
+			break;
+		size_t pcs = clause_start(d, lo, e);
+		if (pcs == e) /* a quotation mark: the clause before is not this sentence's */
+			break;
+		s = subject(d, pcs, e,
+		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE,
+		            how);
+		e = pcs;
+	}
+	if (s == SP_NOBODY && !first)
+		s = subject(d, cs, v, inside, how);
+	if (s == SP_NOBODY) {
+		*how = "omitted subject: the one before";
+		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+	}
+	return s;
+}
+
+static void verb_text(const ts_dialogue *d, size_t v, size_t vlen, char *out, size_t sz)
+{
+	size_t bytes = d->off[v + vlen] - d->off[v];
+	snprintf(out, sz, "%.*s", (int)(bytes < sz ? bytes : sz - 1), d->text + d->off[v]);
+}
+
+/* The speaker the clause before a quotation at qs names (the text before
+ * it starts at lo), NOT_SAID when it introduces no speech. */
+static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
+{
+	int colon;
+	size_t b = trim_end(d, lo, qs, &colon), vlen;
+	if (b == lo)
+		return NOT_SAID;
+	size_t cs = clause_start(d, lo, b);
+	size_t len;
+	for (size_t i = cs; i < b; i++)
+		if (word_at(d, i, b, writing, &len) >= 0) {
+			snprintf(why, sz, "not speech: something written or recited (%.*s)",
+			         (int)(d->off[i + len] - d->off[i]), d->text + d->off[i]);
+			return SP_NONE;
+		}
+	size_t v = verb_of(d, cs, b, colon, &vlen);
+	if (v == b && !colon)
+		return NOT_SAID;
+	const char *how = "name";
+	int s = subject_back(d, lo, cs, v, vlen ? INSIDE : 0, &how);
+	char verb[32];
+	verb_text(d, v, vlen, verb, sizeof verb);
+	snprintf(why, sz, "the clause before, %s%s: %s", vlen ? "verb " : "a colon", verb, how);
+	return s;
+}
+
+/* The speaker the clause after a quotation (cp[qe..hi)) names:
+ * “……”X说。  NOT_SAID when it names none or introduces the next one. */
+static int from_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz)
+{
+	/* The first clause of the sentence after it that ends with a verb
+	 * (“……”我惶恐着，站起来说。), its subject or the first clause's. */
+	size_t cs = qe, vlen = 0, ce = qe;
+	for (int clause = 0; clause < 3 && cs < hi; clause++) {
+		ce = cs;
+		while (ce < hi && !is_clause_end(d->cp[ce]))
+			ce++;
+		if (ce == cs || (ce < hi && ts_char_in(d->cp[ce], "：:")))
+			return NOT_SAID;
+		if ((vlen = word_ending(d, cs, ce, verbs)) > 0)
+			break;
+		if (ce >= hi || is_sentence_end(d->cp[ce]))
+			return NOT_SAID;
+		cs = ce + 1;
+	}
+	if (!vlen)
+		return NOT_SAID;
+	const char *how = "name";
+	int s = subject(d, cs, ce - vlen, cs > qe ? STRICT : INSIDE, &how);
+	if (s == SP_NOBODY && cs > qe)
+		s = subject(d, qe, cs - 1, 0, &how);
+	if (s == SP_NOBODY)
+		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN, how = "omitted subject";
+	char verb[32];
+	verb_text(d, ce - vlen, vlen, verb, sizeof verb);
+	snprintf(why, sz, "the clause after, verb %s: %s", verb, how);
+	return s;
+}
+
+/* A quotation that goes on with the sentence of the one before
+ * (……唱喏道：“提辖恕罪。”便叫副手掇条凳子来，“提辖请坐。”): its
+ * speaker, or NOT_SAID. */
+static int goes_on(const ts_dialogue *d, const said *s, size_t k, char *why, size_t sz)
+{
+	size_t lo = s->q[k - 1][1], qs = s->q[k][0], len;
+	if (qs == lo || !ts_char_in(d->cp[qs - 1], "，：,:") || s->who[k - 1] < 0)
+		return NOT_SAID;
+	size_t a = skip_lead(d, lo, qs);
+	if (a == lo || name_at(d, a, qs, &len) >= 0)
+		return NOT_SAID;
+	for (size_t i = lo; i < qs; i++)
+		if (is_sentence_end(d->cp[i]))
+			return NOT_SAID;
+	snprintf(why, sz, "the sentence of the quotation before goes on");
+	return s->who[k - 1];
+}
+
+/* “……”阿Q忽然抢上去: who acts right after a quotation said it. */
+static int acts_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz)
+{
+	size_t len;
+	if (qe == hi || is_clause_end(d->cp[qe]))
+		return NOT_SAID;
+	size_t a = skip_lead(d, qe, hi);
+	a += at(d, a, hi, "是"); /* 这是驼背五少爷到了 */
+	int g = name_at(d, a, hi, &len);
+	if (g < 0)
+		return NOT_SAID;
+	snprintf(why, sz, "who acts right after it");
+	return g;
+}
+
+/* A quotation no clause attributes: a quoted word or title, or a turn. */
+static int unsaid(ts_dialogue *d, size_t lo, size_t qs, size_t qe, char *why, size_t sz)
+{
+	int punct = 0;
+	for (size_t i = qs + 1; i + 1 < qe; i++)
+		punct |= ts_char_in(d->cp[i], "，。！？；…,!?") != 0;
+	int embedded = qs > lo && !is_clause_end(d->cp[qs - 1]) && !ts_is_space(d->cp[qs - 1]);
+	if (!punct && (embedded || qe - qs <= 8)) {
+		snprintf(why, sz, "not speech: a quoted word or title");
+		return SP_NONE;
+	}
+	if (d->hist[0] != SP_UNKNOWN && d->hist[1] != SP_UNKNOWN && d->hist[0] != d->hist[1] &&
+	    d->para - d->hist_para <= 2) {
+		snprintf(why, sz, "turns: the other of the last two speakers");
+		return d->hist[1];
+	}
+	snprintf(why, sz, "no clause names a speaker");
+	return SP_UNKNOWN;
+}
+
+static void heard(ts_dialogue *d, int s)
+{
+	if (s >= 0)
+		d->last_subject = s;
+	if (s >= 0 || s == SP_CROWD) {
+		if (s != d->hist[0])
+			d->hist[1] = d->hist[0], d->hist[0] = s;
+		d->hist_para = d->para;
+	}
+}
+
+/* 远远地一个汉子，: someone introduced at the end of a sentence's first
+ * clause from s: their group, or -1. */
+static int counted_at_end(ts_dialogue *d, size_t s, size_t b)
+{
+	size_t ce = s, len;
+	while (ce < b && !is_clause_end(d->cp[ce]))
+		ce++;
+	for (size_t i = s; i + 2 < ce; i++)
+		if (at(d, i, ce, "一个") && ce - i - 2 <= 3 &&
+		    han_run(d, i + 2, 3, stops) == ce - i - 2)
+			return name_at(d, i + 2, ce, &len) >= 0
+			           ? name_at(d, i + 2, ce, &len)
+			           : add_name(d, d->cp + i + 2, ce - i - 2, -1, 0);
+	return -1;
+}
+
+/* A name that starts a sentence of narration cp[a..b) is its subject, and
+ * so is someone introduced there. */
+static void narration(ts_dialogue *d, size_t a, size_t b)
+{
+	size_t len;
+	for (size_t i = a; i < b; i++) {
+		if (i > a && !is_sentence_end(d->cp[i - 1]))
+			continue;
+		size_t s = skip_lead(d, i, b);
+		int g = name_at(d, s, b, &len);
+		if (g >= 0)
+			d->last_subject = g;
+		else if ((g = counted_at_end(d, s, b)) >= 0)
+			d->last_subject = g;
+	}
+}
+
+/* ---- names the book states ----------------------------------------------- */
+
+/* Han characters from i, at most max, not one of the characters of not. */
+static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not )
+{
+	size_t k = 0;
+	while (i + k < d->n && k < max && ts_is_han(d->cp[i + k]) &&
+	       !ts_char_in(d->cp[i + k], not ))
+		k++;
+	return k;
+}
+
+/* 姓X名Y(，字Z) at i: the group of XY, or -1. */
+static int surname_given(ts_dialogue *d, size_t i)
+{
+	if (!at(d, i, d->n, "姓") || i + 3 >= d->n || !at(d, i + 2, d->n, "名"))
+		return -1;
+	size_t gl = han_run(d, i + 3, 2, "字，。也");
+	if (!gl)
+		return -1;
+	uint32_t full[NAME_MAX_CPS];
+	full[0] = d->cp[i + 1];
+	memcpy(full + 1, d->cp + i + 3, gl * sizeof *full);
+	int g = add_name(d, full, gl + 1, -1, 1);
+	size_t z = i + 3 + gl;
+	z += z < d->n && ts_char_in(d->cp[z], "，,");
+	if (g >= 0 && z < d->n && at(d, z, d->n, "字")) {
+		size_t zl = han_run(d, z + 1, 2, "，。");
+		if (zl == 2)
+			alias(d, full, gl + 1, d->cp + z + 1, zl);
+	}
+	return g;
+}
+
+/* X字Y at a clause start: Y is X's courtesy name. */
+static void courtesy(ts_dialogue *d, size_t cs)
+{
+	size_t a = skip_lead(d, cs, d->n), l = han_run(d, a, 4, "字，。");
+	if ((l == 2 || l == 3) && a + l < d->n && at(d, a + l, d->n, "字")) {
+		size_t zl = han_run(d, a + l + 1, 2, "，。");
+		if (zl == 2)
+			alias(d, d->cp + a, l, d->cp + a + l + 1, zl);
+	}
+}
+
+/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也): X's group, or -1. */
+static int named_after(ts_dialogue *d, size_t i)
+{
+	if (!at(d, i, d->n, "乃"))
+		return -1;
+	size_t l = han_run(d, i + 1, 8, "也，。");
+	if (l < 2 || i + 1 + l >= d->n || !ts_char_in(d->cp[i + 1 + l], "也，。"))
+		return -1;
+	size_t best = 0, len;
+	int g = -1;
+	for (size_t k = i + 1; k < i + 1 + l; k++) {
+		int h = name_at(d, k, i + 1 + l, &len);
+		if (h >= 0 && len > best)
+			best = len, g = h;
+	}
+	if (g >= 0)
+		return g;
+	size_t nl = l < 3 ? l : 3;
+	return add_name(d, d->cp + i + 1 + l - nl, nl, -1, 1);
+}
+
+/* The person introduced (一人...) whose name this paragraph gives after
+ * position from: a group, or -1. */
+static int intro_named(ts_dialogue *d, size_t from)
+{
+	for (size_t i = from; i < d->n; i++) {
+		int g = surname_given(d, i);
+		if (g < 0)
+			g = named_after(d, i);
+		if (g >= 0)
+			return g;
+	}
+	return -1;
+}
+
+/* ---- a paragraph ---------------------------------------------------------- */
+
+/* The speakers of the quotations of the decoded paragraph into s; their
+ * count. */
+static size_t attribute(ts_dialogue *d, said *s)
+{
+	size_t nq = find_quotes(d->cp, d->n, s->q, s->closed, QUOTES_MAX);
+	if (nq > QUOTES_MAX)
+		nq = QUOTES_MAX;
+	for (size_t i = 0; i < d->n; i++)
+		if (i == 0 || is_clause_end(d->cp[i - 1]))
+			courtesy(d, i);
+	for (size_t k = 0; k < nq; k++) {
+		size_t lo = k ? s->q[k - 1][1] : 0, qs = s->q[k][0], qe = s->q[k][1];
+		size_t hi = k + 1 < nq ? s->q[k + 1][0] : d->n;
+		char *why = s->why[k];
+		narration(d, lo, qs);
+		int w = from_lead(d, lo, qs, why, sizeof s->why[k]);
+		if (w == NOT_SAID && k == 0 && skip_lead(d, 0, qs) == qs && d->carry != NOT_SAID) {
+			w = d->carry;
+			snprintf(why, sizeof s->why[k], "%s", d->carry_why);
+		}
+		if (w == NOT_SAID && k > 0)
+			w = goes_on(d, s, k, why, sizeof s->why[k]);
+		if (w == NOT_SAID)
+			w = from_after(d, qe, hi, why, sizeof s->why[k]);
+		if (w == NOT_SAID)
+			w = acts_after(d, qe, hi, why, sizeof s->why[k]);
+		if (w == NOT_SAID)
+			w = unsaid(d, lo, qs, qe, why, sizeof s->why[k]);
+		if (w == SP_NOBODY)
+			w = SP_UNKNOWN;
+		if (w == SP_PENDING) {
+			int g = intro_named(d, qs);
+			d->pending = g < 0;
+			if (g >= 0) {
+				d->intro = g;
+				for (size_t j = 0; j < k; j++)
+					if (s->who[j] == SP_PENDING)
+						s->who[j] = g;
+				w = g;
+				size_t l = strlen(why);
+				snprintf(why + l, sizeof s->why[k] - l, ", named after");
+			}
+		}
+		s->who[k] = w;
+		heard(d, w);
+	}
+	for (size_t k = 0; k < nq; k++)
+		if (s->who[k] == SP_PENDING)
+			s->who[k] = SP_UNKNOWN;
+	/* A paragraph that ends introducing speech (从旁说：) gives its
+	 * speaker to a paragraph that starts with a quotation. */
+	size_t tail = nq ? s->q[nq - 1][1] : 0;
+	narration(d, tail, d->n);
+	d->carry = from_lead(d, tail, d->n, d->carry_why, sizeof d->carry_why);
+	if (d->carry == SP_PENDING || d->carry == SP_NOBODY)
+		d->carry = SP_UNKNOWN;
+	d->pending = 0;
+	d->para++;
+	return nq;
+}
+
+int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
+{
+	said *s = malloc(sizeof *s);
+	int rc = s ? decode(d, p, n) : TS_ENOMEM;
+	if (!rc)
+		attribute(d, s);
+	free(s);
+	return rc;
+}
+
+int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud)
+{
+	said *s = malloc(sizeof *s);
+	int rc = s ? decode(d, p, n) : TS_ENOMEM;
+	size_t nq = rc ? 0 : attribute(d, s);
+	for (size_t k = 0; !rc && k < nq; k++) {
+		int w = s->who[k];
+		ts_attribution a = {
+		    .quote = p + d->off[s->q[k][0]],
+		    .quote_len = d->off[s->q[k][1]] - d->off[s->q[k][0]],
+		    .speaker = w >= 0            ? d->groups[w].canon
+		               : w == SP_UNKNOWN ? "?"
+		                                 : "-",
+		    .voice = w >= 0 ? d->groups[w].voice : NULL,
+		    .why = s->why[k],
+		};
+		rc = fn(ud, &a);
+	}
+	free(s);
+	return rc;
+}

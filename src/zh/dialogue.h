@@ -1,0 +1,87 @@
+/* dialogue.h - who says each quotation of a Chinese novel.
+ *
+ * Quotations: in a paragraph, “” 「」 『』 ‘’ and ASCII " and ' (paired by
+ * alternation; a ' between two Latin letters or digits is an apostrophe)
+ * are quotation marks; a quotation opened inside another belongs to the
+ * outer one, and one left open ends with its paragraph.
+ *
+ * Speakers: a ts_dialogue reads a book twice.  The first reading
+ * (ts_dialogue_learn) collects the names that stand before a speech verb
+ * (X道 X曰 X笑道 X问：...), the aliases the book states (刘备字玄德,
+ * 姓张名飞，字翼德) and the one-character short forms of names it knows
+ * (飞 for 张飞); a cast file adds names and aliases of its own.  The second
+ * reading (ts_dialogue_attribute) gives each quotation its speaker: the
+ * subject of the clause that introduces it (skipping the listener of X谓Y曰
+ * and X对Y说) or of the one after it (“……”X说。), the subject of the
+ * sentence before when the clause has none, a person introduced as
+ * 一人/一将 and named after (乃X也, 某姓X名Y), the other of two people
+ * taking turns, "-" for what no one person says (letters, signs, edicts,
+ * poems, a quoted word or title, a crowd speaking at once) and "?" when it
+ * cannot be told. */
+#ifndef TS_DIALOGUE_H
+#define TS_DIALOGUE_H
+
+#include "base/error.h"
+
+#include <stddef.h>
+
+/* A quotation of a paragraph, as byte offsets into it. */
+typedef struct ts_quote {
+	size_t start;                /* its opening mark */
+	size_t end;                  /* just past its closing mark, or the paragraph's end */
+	size_t text_start, text_end; /* what is inside the marks */
+	int closed;                  /* 0: left open, ended by the paragraph */
+} ts_quote;
+
+/* The quotations of paragraph p[0..n) (UTF-8, no line break), in order,
+ * outermost only: up to max of them into out.  Returns how many there are
+ * (which may be more than max). */
+size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max);
+
+typedef struct ts_dialogue ts_dialogue;
+
+/* A new reader of dialogue with no names known; NULL when out of memory.
+ * Free with ts_dialogue_free() (NULL does nothing). */
+ts_dialogue *ts_dialogue_new(void);
+void ts_dialogue_free(ts_dialogue *d);
+
+/* One line of a cast file (no line break): a character's names separated
+ * by spaces, a TAB, its voice preset.  Blank lines and # comments are
+ * nothing.  Returns 0, TS_ENOMEM, or TS_EINVAL with why (a sentence)
+ * written to why[0..sz): no TAB, no name, no voice, a name of another
+ * line.  The first name is the one speakers are printed as. */
+int ts_dialogue_cast_line(ts_dialogue *d, const char *line, size_t len, char *why, size_t sz);
+
+/* Read a cast file: each bad line is reported to diag as a warning
+ * "PATH:LINE: why" and skipped.  Returns 0, or a negative code with err
+ * filled when the file cannot be read. */
+int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, void *ud,
+                          ts_error *err);
+
+/* The first reading: learn the names of paragraph p[0..n).  0 or
+ * TS_ENOMEM. */
+int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n);
+
+/* Between the readings: settle the aliases (short forms to full names). */
+void ts_dialogue_settle(ts_dialogue *d);
+
+/* A new chapter: what the chapter before said does not carry over. */
+void ts_dialogue_chapter(ts_dialogue *d);
+
+/* The speaker of one quotation. */
+typedef struct ts_attribution {
+	const char *quote; /* the quotation, marks included */
+	size_t quote_len;
+	const char *speaker; /* a name, "-" (not one person's speech) or "?" */
+	const char *voice;   /* the cast's voice for it, or NULL */
+	const char *why;     /* the rule and what it found, for --explain */
+} ts_attribution;
+
+typedef int (*ts_attribution_fn)(void *ud, const ts_attribution *a);
+
+/* The second reading: the speaker of each quotation of paragraph p[0..n)
+ * to fn, in order (the strings are valid during the call).  Returns 0,
+ * TS_ENOMEM, or what fn returned when it was not 0 (which stops it). */
+int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud);
+
+#endif
