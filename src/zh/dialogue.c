@@ -50,6 +50,7 @@ struct ts_dialogue {
 	int last_subject; /* a group, or -1 */
 	int intro;        /* the person last introduced and named, or -1 */
 	int hist[2];      /* the last two speakers taking turns, latest first */
+	int partner;      /* who 我 last spoke with: called by name, or who answered; -1 */
 	int pending;      /* someone was introduced and is not named yet */
 	int carry;        /* who the end of the paragraph before says speaks next */
 	char carry_why[160];
@@ -246,6 +247,7 @@ void ts_dialogue_chapter(ts_dialogue *d)
 	d->intro = -1;
 	d->hist[0] = d->hist[1] = SP_UNKNOWN;
 	d->hist_para = -10;
+	d->partner = -1;
 	d->pending = 0;
 	d->carry = NOT_SAID;
 }
@@ -597,6 +599,23 @@ static int name_in(const ts_dialogue *d, size_t a, size_t b)
 	return -1;
 }
 
+/* Is group g the narrator, 我? */
+static int is_me(const ts_dialogue *d, int g)
+{
+	static const uint32_t me = 0x6211; /* 我 */
+	int k = g >= 0 ? find_name(d, &me, 1) : -1;
+	return k >= 0 && d->names[k].group == g;
+}
+
+/* Whom 他 or 她 means: the last subject, but never 我; then the one 我
+ * was speaking with. */
+static int third_person(const ts_dialogue *d)
+{
+	if (is_me(d, d->last_subject) && d->partner >= 0)
+		return d->partner;
+	return d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+}
+
 enum {
 	STRICT = 1, /* only names known */
 	INSIDE = 2, /* a known name just before the verb, after other words */
@@ -634,7 +653,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		return add_name(d, d->cp + a, 1, -1, 1);
 	if (word_at(d, a, b, pronouns, &len) >= 0) {
 		*how = "pronoun";
-		return d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+		return third_person(d);
 	}
 	if (word_at(d, a, b, listeners, &len) >= 0)
 		return SP_NOBODY;
@@ -853,6 +872,27 @@ static int unsaid(ts_dialogue *d, size_t lo, size_t qs, size_t qe, char *why, si
 	return SP_UNKNOWN;
 }
 
+/* Who 我 speaks with: the first known name, not the speaker's, that a
+ * quotation cp[qs..qe) of 我's calls (闰土哥，你来了), or the last other
+ * one who spoke. */
+static void partner_of(ts_dialogue *d, int w, size_t qs, size_t qe)
+{
+	size_t len;
+	if (w >= 0 && !is_me(d, w)) {
+		d->partner = w;
+		return;
+	}
+	if (w < 0)
+		return;
+	for (size_t i = qs; i < qe; i++) {
+		int g = name_at(d, i, qe, &len);
+		if (g >= 0 && g != w && len >= 2) {
+			d->partner = g;
+			return;
+		}
+	}
+}
+
 static void heard(ts_dialogue *d, int s)
 {
 	if (s >= 0)
@@ -892,6 +932,8 @@ static void narration(ts_dialogue *d, size_t a, size_t b)
 		int g = name_at(d, s, b, &len);
 		if (g >= 0)
 			d->last_subject = g;
+		else if (word_at(d, s, b, pronouns, &len) >= 0 && third_person(d) >= 0)
+			d->last_subject = third_person(d); /* 他站住了 */
 		else if ((g = counted_at_end(d, s, b)) >= 0)
 			d->last_subject = g;
 	}
@@ -1023,6 +1065,7 @@ static size_t attribute(ts_dialogue *d, said *s)
 			}
 		}
 		s->who[k] = w;
+		partner_of(d, w, qs, qe);
 		heard(d, w);
 	}
 	for (size_t k = 0; k < nq; k++)
