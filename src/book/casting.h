@@ -10,6 +10,7 @@
 #ifndef TS_CASTING_H
 #define TS_CASTING_H
 
+#include "book/input.h"
 #include "speech/voice.h"
 #include "zh/dialogue.h"
 
@@ -34,5 +35,17 @@ typedef struct ts_casting {
 int ts_casting_paragraph(ts_casting *c, ts_dialogue *d, ts_voice_cache *vc,
                          const ts_voice *narrator, const char *p, size_t n);
 void ts_casting_free(ts_casting *c);
+
+/* The cast file cast (NULL: a cast.txt beside files[0], if there is one)
+ * into dl, bad lines as warnings to diag.  Returns 1 when a cast file was
+ * read, 0 when there is none, or a negative code with err filled when it
+ * cannot be read (speakers.c). */
+int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t nfiles,
+                 ts_diag_fn diag, void *ud, ts_error *err);
+
+/* Both readings of the whole book b by dl (learn, settle, attribute), as
+ * `tingshu speakers` does: a chapter is then attributed the same whatever
+ * other chapters are read after.  0, or a negative code (speakers.c). */
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b);
 
 #endif

@@ -31,6 +31,7 @@ struct ts_plan {
 	ts_diag_fn diag;
 	void *ud;
 	unsigned book_kinds; /* TS_BOOK_*: --book */
+	ts_voicing voicing;  /* --dialogue voices or a cast file: its dialogue set */
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
 	/* Each whole-book file of --book (TS_BOOK_M4B, TS_BOOK_EPUB). */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# e2e_dialogue_voices: tingshu build --dialogue voices reads each quotation
+# in its speaker's voice (issue 19).
+# - --dialogue narrator is byte for byte a plain build;
+# - --dialogue voices gives the same files whatever -j is, and other audio;
+# - a woman's quotations (王夫人, from the pool: a female preset) raise the
+#   chapter's median pitch above the narrator's;
+# - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
+#   pool's female voice), and a cast file switches voices on by itself.
+# Extra argument: the pitch tool (tools/pitch.c).
+. "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+need_jq
+PITCH=${E2E_ARGS[0]:-}
+[ -x "$PITCH" ] || e2e_die "pitch tool '$PITCH' is missing"
+
+mkdir -p book cast
+cat >book/book.txt <<'TXT'
+第一章 夫人
+
+王夫人笑道：“今天天气真好，我们到园子里去走一走，看看花，再回来喝茶。”
+王夫人又道：“你们都来吧，别让我一个人等着，天黑以前一定要回来。”
+众人都去了。
+TXT
+cp book/book.txt cast/book.txt
+printf '王夫人\tcmn-m1\n' >cast/cast.txt
+
+build() { # NAME OUT ARGS...
+	local name=$1 out=$2
+	shift 2
+	run 0 "$name" "$TINGSHU" build -q --loudness off -o "$out" "$@"
+}
+build plain plain -j1 book/book.txt
+build narrator narrator -j1 --dialogue narrator book/book.txt
+build voices1 voices1 -j1 --dialogue voices book/book.txt
+build voices2 voices2 -j2 --dialogue voices book/book.txt
+build cast cast_out -j1 cast/book.txt
+build cast_flag cast_flag -j1 --cast cast/cast.txt --dialogue voices book/book.txt
+
+same_files() { # A B LABEL
+	local f
+	for f in "$1"/*; do
+		cmp -s "$f" "$2/${f#"$1"/}" || fail "$3: ${f#"$1"/} differs"
+	done
+}
+same_files plain narrator "--dialogue narrator and a plain build"
+same_files voices1 voices2 "--dialogue voices with -j1 and -j2"
+audio() { echo "$1/$(jq -r '.chapters[0].audio' "$1/manifest.json")"; }
+cmp -s "$(audio plain)" "$(audio voices1)" && fail "--dialogue voices: the audio is the plain build's"
+# The manifests differ: they name the source.
+cmp -s "$(audio cast_out)" "$(audio cast_flag)" ||
+	fail "a cast.txt beside the book and --cast give different audio"
+
+hz() { "$PITCH" "$(audio "$1")" | sed -n 's/^median_hz=//p'; }
+p_plain=$(hz plain) p_voices=$(hz voices1) p_cast=$(hz cast_out)
+echo "median pitch: narrator $p_plain Hz, voices $p_voices Hz, cast as cmn-m1 $p_cast Hz"
+[ -n "$p_plain" ] && [ -n "$p_voices" ] && [ -n "$p_cast" ] || fail "no pitch measured"
+fcmp "$p_voices > $p_plain * 1.15" ||
+	fail "the woman's quotations do not raise the pitch: $p_voices Hz against the narrator's $p_plain Hz"
+fcmp "$p_cast < $p_voices / 1.15" ||
+	fail "the cast's cmn-m1 is not used: $p_cast Hz against the pool's female $p_voices Hz"
+e2e_finish
