@@ -5,6 +5,7 @@
 # - --dialogue voices gives the same files whatever -j is, and other audio;
 # - a woman's quotations (王夫人, from the pool: a female preset) raise the
 #   chapter's median pitch above the narrator's;
+# - a chapter built alone (--chapters) is the one of the whole book;
 # - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
 #   pool's female voice), and a cast file switches voices on by itself.
 # Extra argument: the pitch tool (tools/pitch.c).
@@ -50,6 +51,15 @@ cmp -s "$(audio plain)" "$(audio voices1)" && fail "--dialogue voices: the audio
 # The manifests differ: they name the source.
 cmp -s "$(audio cast_out)" "$(audio cast_flag)" ||
 	fail "a cast.txt beside the book and --cast give different audio"
+
+# Two chapters: the second built alone sounds as in the whole book.
+mkdir -p two
+{ cat book/book.txt; printf '\n第二章 宝玉\n\n宝玉道：“我也去。”王夫人道：“去吧。”\n'; } >two/two.txt
+build two_all two_all -j2 --dialogue voices two/two.txt
+build two_alone two_alone -j1 --dialogue voices --chapters 2 two/two.txt
+second=$(jq -r '.chapters[1].audio' two_all/manifest.json)
+cmp -s "two_all/$second" "two_alone/$second" ||
+	fail "chapter 2 built alone differs from chapter 2 of the whole book"
 
 hz() { "$PITCH" "$(audio "$1")" | sed -n 's/^median_hz=//p'; }
 p_plain=$(hz plain) p_voices=$(hz voices1) p_cast=$(hz cast_out)
