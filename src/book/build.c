@@ -45,11 +45,18 @@ static int feed_all(ts_reader *rd, ts_frontend *fe)
 
 /* ---- dialogue in the speakers' voices ----------------------------- */
 
-/* Told the voice of the text about to be fed (NULL: none changes). */
-typedef void (*voice_fn)(void *ud, const ts_voice *v);
+/* Told the voice and the speaker (NULL: narration) of the text about to
+ * be fed. */
+typedef void (*voice_fn)(void *ud, const ts_voice *v, const char *speaker);
+
+static int same_speaker(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 /* Paragraph p[0..n) through the front end span by span (casting.h); a
- * clause ends where the voice changes, so that no chunk has two. */
+ * clause ends where the voice or the speaker changes, so that no chunk
+ * (and no cue) has two. */
 static int feed_spans(const ts_voicing *vo, const ts_voice *narrator, ts_casting *cast,
                       const char *p, size_t n, ts_frontend *fe, voice_fn fn, void *ud)
 {
@@ -57,9 +64,11 @@ static int feed_spans(const ts_voicing *vo, const ts_voice *narrator, ts_casting
 	for (size_t i = 0; !rc && i < cast->n; i++) {
 		const ts_voice_span *s = &cast->spans[i];
 		int last = i + 1 == cast->n;
-		fn(ud, s->voice);
+		fn(ud, s->voice, s->speaker);
 		rc = ts_frontend_feed(fe, p + s->start, s->end - s->start, last);
-		if (!rc && !last && cast->spans[i + 1].voice != s->voice)
+		if (!rc && !last &&
+		    (cast->spans[i + 1].voice != s->voice ||
+		     !same_speaker(cast->spans[i + 1].speaker, s->speaker)))
 			rc = ts_frontend_end_clause(fe);
 	}
 	if (!rc && cast->n == 0)
@@ -118,11 +127,15 @@ typedef struct chapter_run {
 	 * the synthesizer's (both the narrator's at first). */
 	const ts_voice *want, *cur;
 	double rate_factor;
+	const char *want_speaker, *cue_speaker; /* of the text fed; of the cue's first chunk */
+	int voiced;
 } chapter_run;
 
-static void want_voice(void *ud, const ts_voice *v)
+static void want_voice(void *ud, const ts_voice *v, const char *speaker)
 {
-	((chapter_run *)ud)->want = v;
+	chapter_run *r = ud;
+	r->want = v;
+	r->want_speaker = speaker;
 }
 
 static int speak(chapter_run *r, const char *text, ts_break brk)
@@ -153,8 +166,10 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 		ts_cues_paragraph(r->cues);
 	if (end > start) {
 		r->body_heard |= !r->in_title;
-		if (!r->cue_heard)
+		if (!r->cue_heard) {
 			r->cue_start = start;
+			r->cue_speaker = r->want_speaker;
+		}
 		r->cue_end = end;
 		r->cue_heard = 1;
 	}
@@ -172,7 +187,13 @@ static int sentence_cue(chapter_run *r, const char *text, size_t len, int title)
 	r->cue_heard = 0;
 	if (!title)
 		r->res->sentences++;
-	if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
+	/* A quotation of one person: its speaker ("-" and "?" are nobody's). */
+	const char *who = r->cue_speaker;
+	if (who && (!strcmp(who, "-") || !strcmp(who, "?")))
+		who = NULL;
+	if (r->cues && r->voiced && (rc = ts_cues_speaker(r->cues, title ? NULL : who)))
+		ts_error_set(&r->res->err, rc, "%s", ts_cues_errmsg(r->cues));
+	else if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
 		ts_error_set(&r->res->err, rc, "%s", ts_cues_errmsg(r->cues));
 	return rc;
 }
@@ -233,7 +254,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                 .ud = ud,
 	                 .want = v,
 	                 .cur = v,
-	                 .rate_factor = rate_factor};
+	                 .rate_factor = rate_factor,
+	                 .voiced = voicing != NULL};
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
 	memset(res, 0, sizeof *res);
@@ -386,9 +408,10 @@ static void key_settings(ts_hash *h, const ts_build_job *job)
 }
 
 /* The voice of the text that follows, in the key. */
-static void key_voice(void *ud, const ts_voice *v)
+static void key_voice(void *ud, const ts_voice *v, const char *speaker)
 {
 	ts_hash *h = ud;
+	ts_hash_str(h, speaker ? speaker : "");
 	ts_hash_str(h, v->espeak_voice);
 	ts_hash_str(h, v->variant);
 	ts_hash_str(h, v->latin_voice);

@@ -5,6 +5,7 @@
 # - --dialogue voices gives the same files whatever -j is, and other audio;
 # - a woman's quotations (王夫人, from the pool: a female preset) raise the
 #   chapter's median pitch above the narrator's;
+# - the quotations' cues name the speaker: WebVTT <v NAME>, JSON "speaker";
 # - a chapter built alone (--chapters) is the one of the whole book;
 # - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
 #   pool's female voice), and a cast file switches voices on by itself.
@@ -33,8 +34,8 @@ build() { # NAME OUT ARGS...
 }
 build plain plain -j1 book/book.txt
 build narrator narrator -j1 --dialogue narrator book/book.txt
-build voices1 voices1 -j1 --dialogue voices book/book.txt
-build voices2 voices2 -j2 --dialogue voices book/book.txt
+build voices1 voices1 -j1 --dialogue voices --timing srt,vtt,json book/book.txt
+build voices2 voices2 -j2 --dialogue voices --timing srt,vtt,json book/book.txt
 build cast cast_out -j1 cast/book.txt
 build cast_flag cast_flag -j1 --cast cast/cast.txt --dialogue voices book/book.txt
 
@@ -60,6 +61,18 @@ build two_alone two_alone -j1 --dialogue voices --chapters 2 two/two.txt
 second=$(jq -r '.chapters[1].audio' two_all/manifest.json)
 cmp -s "two_all/$second" "two_alone/$second" ||
 	fail "chapter 2 built alone differs from chapter 2 of the whole book"
+
+# The speakers in the timing files: both quotations are 王夫人's.
+vtt=voices1/$(jq -r '.chapters[0].timing.vtt // empty' voices1/manifest.json)
+[ -f "$vtt" ] || vtt=$(ls voices1/*.vtt)
+n=$(grep -c '^<v 王夫人>“' "$vtt")
+[ "$n" -eq 2 ] || fail "$vtt: $n cues of <v 王夫人>, expected 2: $(grep -n '<v' "$vtt" | tr '\n' ' ')"
+grep -q '^<v' plain/*.vtt && fail "a plain build's WebVTT names speakers"
+json=$(ls voices1/*.json | grep -v manifest.json)
+n=$(jq '[.[] | select(.speaker == "王夫人")] | length' "$json")
+[ "$n" -eq 2 ] || fail "$json: $n cues with speaker 王夫人, expected 2"
+n=$(jq '[.[] | select(.speaker)] | length' "$json")
+[ "$n" -eq 2 ] || fail "$json: $n cues with a speaker, expected 2 (narration has none)"
 
 hz() { "$PITCH" "$(audio "$1")" | sed -n 's/^median_hz=//p'; }
 p_plain=$(hz plain) p_voices=$(hz voices1) p_cast=$(hz cast_out)
