@@ -191,6 +191,24 @@ static int select_chapters(ts_plan *p, ts_error *err)
 	return 0;
 }
 
+/* A speaker's preset, for the manifest's cast. */
+static int note_cast(void *ud, const ts_attribution *a)
+{
+	ts_plan *p = ud;
+	if (!strcmp(a->speaker, "-") || !strcmp(a->speaker, "?"))
+		return 0;
+	for (size_t i = 0; i < p->ncast; i++)
+		if (!strcmp(p->cast[i].speaker, a->speaker))
+			return 0;
+	const ts_voice *v = ts_casting_voice(p->voicing.voices, &p->rd.voice, a);
+	if (ts_grow(&p->cast, &p->cast_cap, p->ncast + 1, sizeof *p->cast))
+		return TS_ENOMEM;
+	if (!(p->cast[p->ncast].speaker = ts_strdup(a->speaker)))
+		return TS_ENOMEM;
+	p->cast[p->ncast++].voice = v->name;
+	return 0;
+}
+
 /* --dialogue voices, or a cast file: the book's speakers learnt once,
  * before the workers start (each chapter is spoken in a fork of one: all
  * see the same), and the presets to cast. */
@@ -212,7 +230,7 @@ static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_erro
 	p->voicing.dialogue = dl;
 	if (!(p->voicing.voices = ts_voice_cache_new(dir)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	if ((rc = ts_dialogue_book(dl, p->book)))
+	if ((rc = ts_dialogue_book(dl, p->book, note_cast, p)))
 		return ts_error_set(err, rc, "cannot read the book's dialogue: %s",
 		                    ts_strerror(rc));
 	return 0;
@@ -317,6 +335,9 @@ void ts_plan_free(ts_plan *p)
 	free(p->keys);
 	ts_book_free(p->book);
 	ts_dialogue_free(p->voicing.dialogue);
+	for (size_t i = 0; i < p->ncast; i++)
+		free(p->cast[i].speaker);
+	free(p->cast);
 	ts_voice_cache_free(p->voicing.voices);
 	ts_reading_free(&p->rd);
 	free(p);

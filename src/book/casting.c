@@ -24,17 +24,17 @@ static int add_span(ts_casting *c, size_t a, size_t b, const ts_voice *v, const 
 	return 0;
 }
 
-/* The voice of a speaker: the cast's, else the pool's. */
-static const ts_voice *voice_of(cast_run *r, const ts_attribution *a)
+const ts_voice *ts_casting_voice(ts_voice_cache *vc, const ts_voice *narrator,
+                                 const ts_attribution *a)
 {
 	const ts_voice *v = NULL;
 	if (strcmp(a->speaker, "-") == 0 || strcmp(a->speaker, "?") == 0)
-		return r->narrator;
+		return narrator;
 	if (a->voice)
-		v = ts_voice_cache_get(r->vc, a->voice, NULL);
+		v = ts_voice_cache_get(vc, a->voice, NULL);
 	if (!v)
-		v = ts_voice_cache_get(r->vc, ts_dialogue_pool_voice(a->speaker, a->female), NULL);
-	return v ? v : r->narrator;
+		v = ts_voice_cache_get(vc, ts_dialogue_pool_voice(a->speaker, a->female), NULL);
+	return v ? v : narrator;
 }
 
 static int on_quote(void *ud, const ts_attribution *a)
@@ -42,7 +42,7 @@ static int on_quote(void *ud, const ts_attribution *a)
 	cast_run *r = ud;
 	size_t qs = (size_t)(a->quote - r->p), qe = qs + a->quote_len;
 	int rc = add_span(r->c, r->done, qs, r->narrator, NULL);
-	rc = rc ? rc : add_span(r->c, qs, qe, voice_of(r, a), a->speaker);
+	rc = rc ? rc : add_span(r->c, qs, qe, ts_casting_voice(r->vc, r->narrator, a), a->speaker);
 	r->done = qe;
 	return rc;
 }

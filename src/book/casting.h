@@ -36,6 +36,10 @@ int ts_casting_paragraph(ts_casting *c, ts_dialogue *d, ts_voice_cache *vc,
                          const ts_voice *narrator, const char *p, size_t n);
 void ts_casting_free(ts_casting *c);
 
+/* The voice of one quotation, as ts_casting_paragraph() gives it. */
+const ts_voice *ts_casting_voice(ts_voice_cache *vc, const ts_voice *narrator,
+                                 const ts_attribution *a);
+
 /* The cast file cast (NULL: a cast.txt beside files[0], if there is one)
  * into dl, bad lines as warnings to diag.  Returns 1 when a cast file was
  * read, 0 when there is none, or a negative code with err filled when it
@@ -45,7 +49,8 @@ int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t n
 
 /* Both readings of the whole book b by dl (learn, settle, attribute), as
  * `tingshu speakers` does: a chapter is then attributed the same whatever
- * other chapters are read after.  0, or a negative code (speakers.c). */
-int ts_dialogue_book(ts_dialogue *dl, const ts_book *b);
+ * other chapters are read after.  Each attribution to fn (may be NULL).
+ * 0, or a negative code (speakers.c). */
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud);
 
 #endif

@@ -21,11 +21,15 @@ typedef struct speakers_run {
 	int out_rc;
 	int number; /* of the chapter, as in the file names */
 	ts_buf line;
+	ts_attribution_fn fn; /* instead of printing (ts_dialogue_book) */
+	void *fn_ud;
 } speakers_run;
 
 static int on_quote(void *ud, const ts_attribution *a)
 {
 	speakers_run *r = ud;
+	if (r->fn)
+		return r->fn(r->fn_ud, a);
 	if (!r->out)
 		return 0;
 	ts_buf_clear(&r->line);
@@ -96,9 +100,9 @@ int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t n
 	return rc ? rc : 1;
 }
 
-int ts_dialogue_book(ts_dialogue *dl, const ts_book *b)
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud)
 {
-	speakers_run r = {0};
+	speakers_run r = {.fn = fn, .fn_ud = ud};
 	int rc = 0;
 	size_t n = ts_book_count(b);
 	for (int learn = 1; learn >= 0 && !rc; learn--) {

@@ -6,6 +6,7 @@
 # - a woman's quotations (王夫人, from the pool: a female preset) raise the
 #   chapter's median pitch above the narrator's;
 # - the quotations' cues name the speaker: WebVTT <v NAME>, JSON "speaker";
+# - the manifest's settings say "dialogue": "voices" and the cast;
 # - a chapter built alone (--chapters) is the one of the whole book;
 # - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
 #   pool's female voice), and a cast file switches voices on by itself.
@@ -73,6 +74,18 @@ n=$(jq '[.[] | select(.speaker == "王夫人")] | length' "$json")
 [ "$n" -eq 2 ] || fail "$json: $n cues with speaker 王夫人, expected 2"
 n=$(jq '[.[] | select(.speaker)] | length' "$json")
 [ "$n" -eq 2 ] || fail "$json: $n cues with a speaker, expected 2 (narration has none)"
+
+# The manifest: the mode and the cast, only with voices.
+[ "$(jq -r '.settings.dialogue' voices1/manifest.json)" = voices ] ||
+	fail "the manifest does not say \"dialogue\": \"voices\""
+case $(jq -r '.settings.cast["王夫人"]' voices1/manifest.json) in
+cmn-f?) ;;
+*) fail "the manifest's cast has no female preset for 王夫人: $(jq -c .settings.cast voices1/manifest.json)" ;;
+esac
+[ "$(jq -r '.settings.cast["王夫人"]' cast_out/manifest.json)" = cmn-m1 ] ||
+	fail "the manifest's cast does not give the cast file's cmn-m1: $(jq -c .settings.cast cast_out/manifest.json)"
+[ "$(jq -r '.settings | has("dialogue") or has("cast")' plain/manifest.json)" = false ] ||
+	fail "a plain build's manifest speaks of dialogue"
 
 hz() { "$PITCH" "$(audio "$1")" | sed -n 's/^median_hz=//p'; }
 p_plain=$(hz plain) p_voices=$(hz voices1) p_cast=$(hz cast_out)
