@@ -6,6 +6,7 @@
 # - a woman's quotations (王夫人, from the pool: a female preset) raise the
 #   chapter's median pitch above the narrator's;
 # - the quotations' cues name the speaker: WebVTT <v NAME>, JSON "speaker";
+# - the read-along page's cues carry them too;
 # - the manifest's settings say "dialogue": "voices" and the cast;
 # - a chapter built alone (--chapters) is the one of the whole book;
 # - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
@@ -74,6 +75,10 @@ n=$(jq '[.[] | select(.speaker == "王夫人")] | length' "$json")
 [ "$n" -eq 2 ] || fail "$json: $n cues with speaker 王夫人, expected 2"
 n=$(jq '[.[] | select(.speaker)] | length' "$json")
 [ "$n" -eq 2 ] || fail "$json: $n cues with a speaker, expected 2 (narration has none)"
+
+# The read-along page carries the speakers (its cue list's fifth element).
+n=$(grep -o ',"王夫人"\]' voices1/index.html | wc -l)
+[ "$n" -eq 2 ] || fail "index.html: $n cues of 王夫人, expected 2"
 
 # The manifest: the mode and the cast, only with voices.
 [ "$(jq -r '.settings.dialogue' voices1/manifest.json)" = voices ] ||
