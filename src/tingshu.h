@@ -51,8 +51,16 @@ typedef struct ts_build_opts {
 	int force;                     /* build every chapter again, up to date or not */
 	const char *chapters;          /* only these: "3,5-7" (numbers as in the file names) */
 	const char *shard;             /* only part I of N: "I/N", the same parts everywhere */
+	int dialogue;                  /* TS_DIALOGUE_*: who reads the quotations */
+	const char *cast;              /* a cast file, or NULL for a cast.txt beside the input */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
 } ts_build_opts;
+
+/* ts_build_opts.dialogue: the narrator reads everything (the default:
+ * unless a cast file is found), or each quotation is read in its
+ * speaker's voice (what `tingshu speakers` prints; a cast file's
+ * presets, else one of cmn-m1..4 and cmn-f1..4). */
+enum { TS_DIALOGUE_NARRATOR, TS_DIALOGUE_VOICES };
 
 void ts_build_opts_init(ts_build_opts *o);
 

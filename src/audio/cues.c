@@ -34,9 +34,10 @@ struct cue_file {
 	char *path; /* final name */
 	char *tmp;  /* name while writing */
 	FILE *f;
-	uint64_t prev_end; /* end of the last cue, in units */
-	size_t count;      /* cues written */
-	int para;          /* the cue being written starts a paragraph */
+	uint64_t prev_end;   /* end of the last cue, in units */
+	size_t count;        /* cues written */
+	int para;            /* the cue being written starts a paragraph */
+	const char *speaker; /* who says the cue being written, or NULL */
 };
 
 struct ts_cues {
@@ -44,10 +45,11 @@ struct ts_cues {
 	size_t nfiles;
 	int rate;
 	int ended;
-	int para_next; /* ts_cues_paragraph() was called */
-	ts_buf line;   /* the cue text as one line */
-	ts_buf out;    /* what goes to one file */
-	ts_error err;  /* what went wrong last */
+	int para_next;  /* ts_cues_paragraph() was called */
+	ts_buf speaker; /* ts_cues_speaker()'s, as one line; empty: none */
+	ts_buf line;    /* the cue text as one line */
+	ts_buf out;     /* what goes to one file */
+	ts_error err;   /* what went wrong last */
 };
 
 /* ---- the formats --------------------------------------------------- */
@@ -90,6 +92,21 @@ static int vtt_header(ts_buf *b)
 
 /* WebVTT cue text is markup: & < > are escaped, which also keeps "-->"
  * out of it. */
+static int vtt_escaped(ts_buf *b, const char *text)
+{
+	int rc = 0;
+	for (const char *p = text; *p && !rc; p++) {
+		switch (*p) {
+		case '&': rc = ts_buf_printf(b, "&amp;"); break;
+		case '<': rc = ts_buf_printf(b, "&lt;"); break;
+		case '>': rc = ts_buf_printf(b, "&gt;"); break;
+		default: rc = ts_buf_putc(b, *p);
+		}
+	}
+	return rc;
+}
+
+/* A quotation's speaker is a voice span: <v NAME>text. */
 static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
 {
 	/* The identifier: the cue's number, and a pilcrow when it starts a
@@ -99,14 +116,12 @@ static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, 
 	rc = rc ? rc : ts_buf_printf(b, " --> ");
 	rc = rc ? rc : put_hms(b, end, '.');
 	rc = rc ? rc : ts_buf_putc(b, '\n');
-	for (const char *p = text; *p && !rc; p++) {
-		switch (*p) {
-		case '&': rc = ts_buf_printf(b, "&amp;"); break;
-		case '<': rc = ts_buf_printf(b, "&lt;"); break;
-		case '>': rc = ts_buf_printf(b, "&gt;"); break;
-		default: rc = ts_buf_putc(b, *p);
-		}
+	if (cf->speaker) {
+		rc = rc ? rc : ts_buf_printf(b, "<v ");
+		rc = rc ? rc : vtt_escaped(b, cf->speaker);
+		rc = rc ? rc : ts_buf_putc(b, '>');
 	}
+	rc = rc ? rc : vtt_escaped(b, text);
 	return rc ? rc : ts_buf_printf(b, "\n\n");
 }
 
@@ -154,6 +169,10 @@ static int json_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end,
 	rc = rc ? rc : ts_json_string(b, text);
 	if (cf->para)
 		rc = rc ? rc : ts_buf_printf(b, ", \"paragraph\": true");
+	if (cf->speaker) {
+		rc = rc ? rc : ts_buf_printf(b, ", \"speaker\": ");
+		rc = rc ? rc : ts_json_string(b, cf->speaker);
+	}
 	return rc ? rc : ts_buf_putc(b, '}');
 }
 
@@ -247,6 +266,7 @@ static void files_free(ts_cues *c)
 		free(cf->tmp);
 	}
 	ts_buf_free(&c->line);
+	ts_buf_free(&c->speaker);
 	ts_buf_free(&c->out);
 	free(c);
 }
@@ -335,6 +355,7 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 		end = start;
 	int para = c->para_next;
 	c->para_next = 0;
+	const char *speaker = c->speaker.len ? c->speaker.data : NULL;
 	uint64_t rate = (uint64_t)c->rate;
 	for (size_t i = 0; i < c->nfiles; i++) {
 		cue_file *cf = &c->files[i];
@@ -346,6 +367,7 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 			e = s;
 		ts_buf_clear(&c->out);
 		cf->para = para;
+		cf->speaker = speaker;
 		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data))
 			return ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		if ((rc = file_write(c, cf, &c->out)))
@@ -359,6 +381,13 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 void ts_cues_paragraph(ts_cues *c)
 {
 	c->para_next = 1;
+}
+
+int ts_cues_speaker(ts_cues *c, const char *speaker)
+{
+	ts_buf_clear(&c->speaker);
+	int rc = speaker ? one_line(&c->speaker, speaker, strlen(speaker)) : 0;
+	return rc ? ts_error_set(&c->err, rc, "out of memory") : 0;
 }
 
 int ts_cues_end(ts_cues *c)

@@ -77,6 +77,12 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
  * first cue of a chapter (its title, or its first sentence) starts one. */
 void ts_cues_paragraph(ts_cues *c);
 
+/* Who says the cues added from now on (a quotation read in its speaker's
+ * voice), or NULL: nobody in particular (narration).  WebVTT gives it as
+ * a voice span, "<v NAME>text"; JSON as "speaker": "NAME"; SRT and LRC
+ * have no place for it.  Returns 0 or TS_ENOMEM. */
+int ts_cues_speaker(ts_cues *c, const char *speaker);
+
 /* Finish the files (not yet under their names): after this, only the
  * renames remain, which lets a caller finish every file
  * of a chapter before it puts any in place.  Returns 0 or TS_EIO with the

@@ -191,6 +191,51 @@ static int select_chapters(ts_plan *p, ts_error *err)
 	return 0;
 }
 
+/* A speaker's preset, for the manifest's cast. */
+static int note_cast(void *ud, const ts_attribution *a)
+{
+	ts_plan *p = ud;
+	if (!strcmp(a->speaker, "-") || !strcmp(a->speaker, "?"))
+		return 0;
+	for (size_t i = 0; i < p->ncast; i++)
+		if (!strcmp(p->cast[i].speaker, a->speaker))
+			return 0;
+	const ts_voice *v = ts_casting_voice(p->voicing.voices, &p->rd.voice, a);
+	if (ts_grow(&p->cast, &p->cast_cap, p->ncast + 1, sizeof *p->cast))
+		return TS_ENOMEM;
+	if (!(p->cast[p->ncast].speaker = ts_strdup(a->speaker)))
+		return TS_ENOMEM;
+	p->cast[p->ncast++].voice = v->name;
+	return 0;
+}
+
+/* --dialogue voices, or a cast file: the book's speakers learnt once,
+ * before the workers start (each chapter is spoken in a fork of one: all
+ * see the same), and the presets to cast. */
+static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_error *err)
+{
+	char dir[PATH_MAX];
+	ts_dialogue *dl = ts_dialogue_new();
+	if (!dl)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->diag, p->ud, err);
+	if (rc < 0 || (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
+		ts_dialogue_free(dl);
+		return rc < 0 ? rc : 0;
+	}
+	if ((rc = ts_reading_voices_dir(p->o.read.voices_dir, dir, sizeof dir, err))) {
+		ts_dialogue_free(dl);
+		return rc;
+	}
+	p->voicing.dialogue = dl;
+	if (!(p->voicing.voices = ts_voice_cache_new(dir)))
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	if ((rc = ts_dialogue_book(dl, p->book, note_cast, p)))
+		return ts_error_set(err, rc, "cannot read the book's dialogue: %s",
+		                    ts_strerror(rc));
+	return 0;
+}
+
 int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size_t ninputs,
                 ts_diag_fn diag_fn, void *ud, ts_error *err)
 {
@@ -260,6 +305,8 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 		goto fail;
 	if ((rc = select_chapters(p, err)))
 		goto fail;
+	if ((rc = plan_voicing(p, inputs, ninputs, err)))
+		goto fail;
 	*out = p;
 	return 0;
 fail:
@@ -287,6 +334,11 @@ void ts_plan_free(ts_plan *p)
 	free(p->selected);
 	free(p->keys);
 	ts_book_free(p->book);
+	ts_dialogue_free(p->voicing.dialogue);
+	for (size_t i = 0; i < p->ncast; i++)
+		free(p->cast[i].speaker);
+	free(p->cast);
+	ts_voice_cache_free(p->voicing.voices);
 	ts_reading_free(&p->rd);
 	free(p);
 }
@@ -622,6 +674,7 @@ static ts_build_job pool_job(const ts_plan *p, const work *w)
 {
 	return (ts_build_job){.book = p->book,
 	                      .voice = &p->rd.voice,
+	                      .voicing = p->voicing.dialogue ? &p->voicing : NULL,
 	                      .lang = p->rd.lang,
 	                      .rate_factor = p->o.rate,
 	                      .format = p->fmt,

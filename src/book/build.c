@@ -43,6 +43,65 @@ static int feed_all(ts_reader *rd, ts_frontend *fe)
 	return got;
 }
 
+/* ---- dialogue in the speakers' voices ----------------------------- */
+
+/* Told the voice and the speaker (NULL: narration) of the text about to
+ * be fed. */
+typedef void (*voice_fn)(void *ud, const ts_voice *v, const char *speaker);
+
+static int same_speaker(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Paragraph p[0..n) through the front end span by span (casting.h); a
+ * clause ends where the voice or the speaker changes, so that no chunk
+ * (and no cue) has two. */
+static int feed_spans(const ts_voicing *vo, const ts_voice *narrator, ts_casting *cast,
+                      const char *p, size_t n, ts_frontend *fe, voice_fn fn, void *ud)
+{
+	int rc = ts_casting_paragraph(cast, vo->dialogue, vo->voices, narrator, p, n);
+	for (size_t i = 0; !rc && i < cast->n; i++) {
+		const ts_voice_span *s = &cast->spans[i];
+		int last = i + 1 == cast->n;
+		fn(ud, s->voice, s->speaker);
+		rc = ts_frontend_feed(fe, p + s->start, s->end - s->start, last);
+		if (!rc && !last &&
+		    (cast->spans[i + 1].voice != s->voice ||
+		     !same_speaker(cast->spans[i + 1].speaker, s->speaker)))
+			rc = ts_frontend_end_clause(fe);
+	}
+	if (!rc && cast->n == 0)
+		rc = ts_frontend_feed(fe, p, 0, 1); /* an empty line */
+	return rc;
+}
+
+/* As feed_all(), a paragraph at a time, its quotations in their voices. */
+static int feed_voiced(ts_reader *rd, ts_frontend *fe, const ts_voicing *vo,
+                       const ts_voice *narrator, voice_fn fn, void *ud)
+{
+	const char *piece;
+	size_t len;
+	int line_end, got, rc = 0;
+	ts_buf para = {0};
+	ts_casting cast = {0};
+	ts_dialogue_chapter(vo->dialogue);
+	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
+		if ((rc = ts_buf_append(&para, piece, len)) || !line_end)
+			continue;
+		rc = feed_spans(vo, narrator, &cast, para.data ? para.data : "", para.len, fe, fn,
+		                ud);
+		ts_buf_clear(&para);
+	}
+	if (!rc && got < 0)
+		rc = got;
+	if (!rc && para.len) /* a last line without its newline */
+		rc = feed_spans(vo, narrator, &cast, para.data, para.len, fe, fn, ud);
+	ts_buf_free(&para);
+	ts_casting_free(&cast);
+	return rc;
+}
+
 /* ---- one chapter -------------------------------------------------- */
 
 typedef struct chapter_run {
@@ -64,11 +123,32 @@ typedef struct chapter_run {
 	uint64_t cue_start, cue_end;
 	int cue_heard; /* some of the sentence was heard */
 	ts_buf title;  /* the title as written: one cue, whatever its sentences */
+	/* Dialogue in the speakers' voices: the voice of the text fed, and
+	 * the synthesizer's (both the narrator's at first). */
+	const ts_voice *want, *cur;
+	double rate_factor;
+	const char *want_speaker, *cue_speaker; /* of the text fed; of the cue's first chunk */
+	int voiced;
 } chapter_run;
+
+static void want_voice(void *ud, const ts_voice *v, const char *speaker)
+{
+	chapter_run *r = ud;
+	r->want = v;
+	r->want_speaker = speaker;
+}
 
 static int speak(chapter_run *r, const char *text, ts_break brk)
 {
-	int rc = ts_synth_speak(r->syn, text, &r->pcm);
+	int rc = 0;
+	if (r->want != r->cur) {
+		if ((rc = ts_synth_use(r->syn, r->want, r->rate_factor))) {
+			ts_error_set(&r->res->err, rc, "%s", ts_synth_errmsg(r->syn));
+			return rc;
+		}
+		r->cur = r->want;
+	}
+	rc = ts_synth_speak(r->syn, text, &r->pcm);
 	if (rc) {
 		ts_error_set(&r->res->err, rc, "%s", ts_synth_errmsg(r->syn));
 		return rc;
@@ -86,8 +166,10 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 		ts_cues_paragraph(r->cues);
 	if (end > start) {
 		r->body_heard |= !r->in_title;
-		if (!r->cue_heard)
+		if (!r->cue_heard) {
 			r->cue_start = start;
+			r->cue_speaker = r->want_speaker;
+		}
 		r->cue_end = end;
 		r->cue_heard = 1;
 	}
@@ -105,7 +187,13 @@ static int sentence_cue(chapter_run *r, const char *text, size_t len, int title)
 	r->cue_heard = 0;
 	if (!title)
 		r->res->sentences++;
-	if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
+	/* A quotation of one person: its speaker ("-" and "?" are nobody's). */
+	const char *who = r->cue_speaker;
+	if (who && (!strcmp(who, "-") || !strcmp(who, "?")))
+		who = NULL;
+	if (r->cues && r->voiced && (rc = ts_cues_speaker(r->cues, title ? NULL : who)))
+		ts_error_set(&r->res->err, rc, "%s", ts_cues_errmsg(r->cues));
+	else if (r->cues && (rc = ts_cues_add(r->cues, r->cue_start, r->cue_end, text, len)))
 		ts_error_set(&r->res->err, rc, "%s", ts_cues_errmsg(r->cues));
 	return rc;
 }
@@ -156,10 +244,18 @@ static void on_master_progress(void *ud, int pass, double done)
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud)
+                     ts_chapter_progress_fn progress, void *ud, const ts_voicing *voicing,
+                     double rate_factor)
 {
 	int rc = 0;
-	chapter_run r = {.syn = syn, .res = res, .progress = progress, .ud = ud};
+	chapter_run r = {.syn = syn,
+	                 .res = res,
+	                 .progress = progress,
+	                 .ud = ud,
+	                 .want = v,
+	                 .cur = v,
+	                 .rate_factor = rate_factor,
+	                 .voiced = voicing != NULL};
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
 	memset(res, 0, sizeof *res);
@@ -200,7 +296,8 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		ts_error_set(&res->err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 		goto out;
 	}
-	if ((rc = feed_all(rd, fe))) {
+	rc = voicing ? feed_voiced(rd, fe, voicing, v, want_voice, &r) : feed_all(rd, fe);
+	if (rc) {
 		/* A failure downstream (a full disk) has said what it was. */
 		if (rc == TS_EIO && !res->err.code)
 			ts_error_set(&res->err, rc, "%s: read error", ch->display);
@@ -306,6 +403,21 @@ static void key_settings(ts_hash *h, const ts_build_job *job)
 	 * elsewhere a chapter more or less keeps the others as they are. */
 	if (job->format->track_total)
 		ts_hash_int(h, (int64_t)ts_book_count(job->book));
+	if (job->voicing)
+		ts_hash_str(h, "dialogue voices"); /* the voices: in each chapter's key */
+}
+
+/* The voice of the text that follows, in the key. */
+static void key_voice(void *ud, const ts_voice *v, const char *speaker)
+{
+	ts_hash *h = ud;
+	ts_hash_str(h, speaker ? speaker : "");
+	ts_hash_str(h, v->espeak_voice);
+	ts_hash_str(h, v->variant);
+	ts_hash_str(h, v->latin_voice);
+	ts_hash_int(h, v->rate);
+	ts_hash_int(h, v->pitch);
+	ts_hash_int(h, v->pitch_range);
 }
 
 static int key_chunk(void *ud, const ts_chunk *c)
@@ -352,7 +464,9 @@ int ts_chapter_key(const ts_build_job *job, size_t i, char key[TS_HASH_HEX], ts_
 		ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 		goto out;
 	}
-	if ((rc = feed_all(rd, fe)) == TS_EIO)
+	rc = job->voicing ? feed_voiced(rd, fe, job->voicing, job->voice, key_voice, &h)
+	                  : feed_all(rd, fe);
+	if (rc == TS_EIO)
 		ts_error_set(err, rc, "%s: read error", ch->display);
 	else if (rc)
 		ts_error_set(err, rc, "%s: %s", ch->display, ts_strerror(rc));
@@ -546,7 +660,7 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 			    .quality = job->quality, .meta = &meta, .owner_pid = job->owner_pid};
 			ts_speak_chapter(syn, job->voice, job->lang, ch, job->format, &job->master,
 			                 job->paths[idx], job->timing, &wo, &m.res, worker_progress,
-			                 &ctx);
+			                 &ctx, job->voicing, job->rate_factor);
 			if (!m.res.err.code || m.res.err.code == TS_EEMPTY)
 				put_chapter(job, idx, syn, &m.res);
 			m.samples = m.res.samples;

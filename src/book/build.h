@@ -9,6 +9,7 @@
 #ifndef TS_BUILD_H
 #define TS_BUILD_H
 
+#include "book/casting.h"
 #include "book/input.h"
 #include "zh/lang.h"
 #include "audio/master.h"
@@ -40,6 +41,15 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
                                        double finishing);
 
+/* Dialogue read in the speakers' voices (tingshu build --dialogue voices):
+ * the book's speakers learnt (both readings of d done once for the whole
+ * book, so that each chapter is attributed the same whatever else was
+ * read: see ts_dialogue_book()), and the presets they are cast in. */
+typedef struct ts_voicing {
+	ts_dialogue *dialogue;
+	ts_voice_cache *voices;
+} ts_voicing;
+
 /* Speak chapter ch with syn, voice v and language data lang into the
  * audio file path, written with the quality, tags and owner of wo (its
  * rate and expected length are the chapter's own) through the master
@@ -49,11 +59,14 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * (see cues.h).  The timing files are put in place only with the audio.
  * Fills res and returns res->err.code: TS_EEMPTY, and no file, when
  * nothing of the body is heard and no title is spoken (punctuation
- * only).  progress may be NULL. */
+ * only).  progress may be NULL.  With voicing (NULL: the narrator reads
+ * everything), each quotation is read in its speaker's voice (casting.h),
+ * rate_factor scaling each preset's rate as it scales v's. */
 int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, const ts_chapter *ch,
                      const ts_format *fmt, const ts_master_opts *mo, const char *path,
                      unsigned timing, const ts_writer_opts *wo, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud);
+                     ts_chapter_progress_fn progress, void *ud, const ts_voicing *voicing,
+                     double rate_factor);
 
 /* What the pool tells its caller. */
 typedef enum ts_event_kind {
@@ -87,6 +100,7 @@ typedef struct ts_build_job {
 	const ts_voice *voice;
 	const ts_lang *lang; /* language data (may be NULL) */
 	double rate_factor;
+	const ts_voicing *voicing; /* NULL: the narrator reads the dialogue too */
 	const ts_format *format;
 	ts_master_opts master;         /* loudness, peak, sample rate */
 	int quality;                   /* TS_QUALITY_* */

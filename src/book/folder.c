@@ -351,7 +351,10 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 	    .quality = p->o.quality,
 	    .author = p->o.author,
 	    .complete = *complete,
-	    .book_files = {p->whole[TS_WHOLE_M4B].listed, p->whole[TS_WHOLE_EPUB].listed}};
+	    .book_files = {p->whole[TS_WHOLE_M4B].listed, p->whole[TS_WHOLE_EPUB].listed},
+	    .dialogue_voices = p->voicing.dialogue != NULL,
+	    .cast = p->cast,
+	    .ncast = p->ncast};
 	rc = put_book_files(p, &set, e, k, l, pid, err);
 	l = NULL; /* its files are in place, or gone */
 	/* What the book no longer has goes once the book is whole (when the

@@ -106,6 +106,17 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		                  set->target_lufs, set->ceiling_dbtp);
 	else
 		rc |= ts_buf_printf(b, "null");
+	if (set->dialogue_voices) {
+		/* Only then: a plain build's manifest is as it always was. */
+		rc |= ts_buf_printf(b, ",\n    \"dialogue\": \"voices\",\n    \"cast\": {");
+		for (size_t i = 0; i < set->ncast; i++) {
+			rc |= ts_buf_printf(b, "%s\n      ", i ? "," : "");
+			rc |= ts_json_string(b, set->cast[i].speaker);
+			rc |= ts_buf_printf(b, ": ");
+			rc |= ts_json_string(b, set->cast[i].voice);
+		}
+		rc |= ts_buf_printf(b, "%s}", set->ncast ? "\n    " : "");
+	}
 	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"book_files\": {", total);
 	static const char *const kinds[2] = {"m4b", "epub"};
 	for (int k = 0, any = 0; k < 2; k++) {

@@ -46,6 +46,12 @@ typedef struct ts_chapter_entry {
 	double limited_s;    /* time the limiter lowered the level */
 } ts_chapter_entry;
 
+/* A speaker and the preset cast for it (--dialogue voices). */
+typedef struct ts_cast_pair {
+	char *speaker;
+	const char *voice;
+} ts_cast_pair;
+
 typedef struct ts_build_settings {
 	const ts_voice *voice;
 	int wpm; /* eSpeak rate used */
@@ -60,6 +66,12 @@ typedef struct ts_build_settings {
 	const char *author;        /* --author, or NULL */
 	int complete;              /* every chapter is there and up to date */
 	const char *book_files[2]; /* the whole book as M4B, as EPUB (names), or NULL */
+	/* --dialogue voices: each speaker and its preset (ncast 0 and
+	 * dialogue_voices 0: the narrator reads everything, and the manifest
+	 * says nothing of it). */
+	int dialogue_voices;
+	const ts_cast_pair *cast;
+	size_t ncast;
 } ts_build_settings;
 
 /* Manifest text for a book; appended to b. */

@@ -11,6 +11,7 @@
 #include "base/hash.h"
 #include "book/build.h"
 #include "book/input.h"
+#include "book/output.h"
 #include "book/reading.h"
 #include "book/state.h"
 #include "tingshu.h"
@@ -31,6 +32,11 @@ struct ts_plan {
 	ts_diag_fn diag;
 	void *ud;
 	unsigned book_kinds; /* TS_BOOK_*: --book */
+	ts_voicing voicing;  /* --dialogue voices or a cast file: its dialogue set */
+	/* Then each speaker (one person) and the preset cast, in order of
+	 * first quotation: for the manifest. */
+	ts_cast_pair *cast; /* the voices' names are in voicing.voices */
+	size_t ncast, cast_cap;
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
 	/* Each whole-book file of --book (TS_BOOK_M4B, TS_BOOK_EPUB). */

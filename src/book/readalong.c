@@ -91,10 +91,11 @@ typedef struct vtt_reader {
 	size_t n, cap;
 	int in_cue; /* collecting the text lines of cues[n] */
 	double start, end;
-	int id_para;   /* the identifier line before the timing ends with ¶ */
-	int paragraph; /* the cue being read starts a paragraph */
-	ts_buf text;   /* text of the cue being read */
-	ts_buf line;   /* one text line, cleaned */
+	int id_para;    /* the identifier line before the timing ends with ¶ */
+	int paragraph;  /* the cue being read starts a paragraph */
+	ts_buf text;    /* text of the cue being read */
+	ts_buf speaker; /* of its first voice span, <v NAME> */
+	ts_buf line;    /* one text line, cleaned */
 } vtt_reader;
 
 static int has_arrow(const char *s, size_t n)
@@ -227,6 +228,31 @@ static size_t parse_ref(const char *s, size_t n, uint32_t *c)
 	return i + 1;
 }
 
+/* A tag's inside t[0..n): a voice span ("v NAME", "v.class NAME") names
+ * the cue's speaker, the first one only. */
+static int voice_span(vtt_reader *r, const char *t, size_t n)
+{
+	if (r->speaker.len || n < 3 || t[0] != 'v' || (t[1] != ' ' && t[1] != '.'))
+		return 0;
+	const char *sp = memchr(t, ' ', n);
+	if (!sp)
+		return 0;
+	size_t a = (size_t)(sp - t) + 1, b = n;
+	while (a < b && t[a] == ' ')
+		a++;
+	while (b > a && t[b - 1] == ' ')
+		b--;
+	for (size_t i = a; i < b;) { /* whole characters, none a control */
+		uint32_t c;
+		size_t k = t[i] == '&' ? parse_ref(t + i, b - i, &c) : 0;
+		i += k ? k : next_char(t + i, b - i, &c);
+		long keep = text_char(c);
+		if (keep >= 0 && put_cp(&r->speaker, (uint32_t)keep))
+			return TS_ENOMEM;
+	}
+	return 0;
+}
+
 /* Clean one text line s[0..n) into r->line. */
 static int clean_line(vtt_reader *r, const char *s, size_t n)
 {
@@ -235,7 +261,10 @@ static int clean_line(vtt_reader *r, const char *s, size_t n)
 		uint32_t c;
 		if (s[i] == '<') { /* a tag: up to '>' or the end of the line */
 			const char *gt = memchr(s + i, '>', n - i);
-			i = gt ? (size_t)(gt - s) + 1 : n;
+			size_t e = gt ? (size_t)(gt - s) : n;
+			if (voice_span(r, s + i + 1, e - i - 1))
+				return TS_ENOMEM;
+			i = gt ? e + 1 : n;
 			continue;
 		}
 		size_t k = 0;
@@ -286,9 +315,12 @@ static int end_cue(vtt_reader *r)
 	if (TS_GROW(r->cues, r->cap, r->n + 1))
 		return TS_ENOMEM;
 	char *text = ts_strndup(r->text.data, r->text.len);
-	if (!text)
+	char *who = r->speaker.len ? ts_strndup(r->speaker.data, r->speaker.len) : NULL;
+	if (!text || (r->speaker.len && !who)) {
+		free(text);
 		return TS_ENOMEM;
-	r->cues[r->n] = (keyed_cue){{r->start, r->end, text, r->paragraph}, r->n};
+	}
+	r->cues[r->n] = (keyed_cue){{r->start, r->end, text, r->paragraph, who}, r->n};
 	r->n++;
 	return 0;
 }
@@ -299,6 +331,7 @@ static int start_cue(vtt_reader *r, const char *s, size_t n)
 	if (end_cue(r))
 		return TS_ENOMEM;
 	ts_buf_clear(&r->text);
+	ts_buf_clear(&r->speaker);
 	r->in_cue = parse_timing(s, n, &r->start, &r->end) == 0;
 	r->paragraph = r->id_para;
 	r->id_para = 0;
@@ -377,6 +410,7 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 	if (!rc)
 		rc = end_cue(&r);
 	ts_buf_free(&r.text);
+	ts_buf_free(&r.speaker);
 	ts_buf_free(&r.line);
 	if (!rc && r.n > 0) {
 		qsort(r.cues, r.n, sizeof *r.cues, cue_cmp);
@@ -385,8 +419,10 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 			rc = TS_ENOMEM;
 	}
 	if (rc) {
-		for (size_t k = 0; k < r.n; k++)
+		for (size_t k = 0; k < r.n; k++) {
 			free(r.cues[k].cue.text);
+			free(r.cues[k].cue.speaker);
+		}
 		free(r.cues);
 		return rc;
 	}
@@ -399,8 +435,10 @@ int ts_vtt_parse(const char *text, size_t len, ts_cue **cues, size_t *n)
 
 void ts_cues_free(ts_cue *cues, size_t n)
 {
-	for (size_t i = 0; i < n && cues; i++)
+	for (size_t i = 0; i < n && cues; i++) {
 		free(cues[i].text);
+		free(cues[i].speaker);
+	}
 	free(cues);
 }
 
@@ -642,14 +680,21 @@ static int toc_entry(ts_buf *b, const ts_chapter_entry *c, size_t pos, int vtt, 
 }
 
 /* The cues of a chapter as a JSON array of [start, end, text], with a
- * fourth element 1 on a cue that starts a paragraph. */
+ * fourth element 1 on a cue that starts a paragraph (0 before a fifth),
+ * and a fifth, its speaker, on a quotation read in the speaker's voice. */
 static int cue_json(ts_buf *b, size_t pos, const ts_cue *cues, size_t n)
 {
 	int rc = ts_buf_printf(b, "<script type=\"application/json\" id=\"cues-%zu\">[", pos);
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = ts_buf_printf(b, "%s\n[%.3f,%.3f,", i ? "," : "", cues[i].start, cues[i].end);
 		rc |= json_text(b, cues[i].text);
-		rc |= ts_buf_printf(b, "%s]", cues[i].paragraph ? ",1" : "");
+		if (cues[i].speaker) {
+			rc |= ts_buf_printf(b, ",%d,", cues[i].paragraph ? 1 : 0);
+			rc |= json_text(b, cues[i].speaker);
+			rc |= ts_buf_putc(b, ']');
+		} else {
+			rc |= ts_buf_printf(b, "%s]", cues[i].paragraph ? ",1" : "");
+		}
 	}
 	rc |= ts_buf_printf(b, "]</script>\n");
 	return rc ? TS_ENOMEM : 0;

@@ -29,6 +29,7 @@ typedef struct ts_cue {
 	char *text;        /* valid UTF-8, markup removed, lines joined */
 	int paragraph;     /* its identifier ends with a pilcrow (U+00B6): it
 	                      starts a paragraph (tingshu's own timing files) */
+	char *speaker;     /* the name of its first voice span (<v NAME>), or NULL */
 } ts_cue;
 
 /* Parse WebVTT text (text[0..len), need not be NUL-terminated).  The cues

@@ -117,6 +117,10 @@
       s.setAttribute('data-start', c[0].toFixed(3));
       s.setAttribute('data-end', c[1].toFixed(3));
       s.textContent = c[2];
+      if (c[4]) {
+        s.setAttribute('data-speaker', c[4]);
+        s.title = c[4];
+      }
       para.appendChild(s);
       spans.push(s);
       prevEnd = c[1];

@@ -4,6 +4,7 @@
  * learn its names, once to attribute; a paragraph is held whole while it
  * is read. */
 #include "base/util.h"
+#include "book/casting.h"
 #include "book/input.h"
 #include "tingshu.h"
 #include "zh/dialogue.h"
@@ -20,14 +21,20 @@ typedef struct speakers_run {
 	int out_rc;
 	int number; /* of the chapter, as in the file names */
 	ts_buf line;
+	ts_attribution_fn fn; /* instead of printing (ts_dialogue_book) */
+	void *fn_ud;
 } speakers_run;
 
 static int on_quote(void *ud, const ts_attribution *a)
 {
 	speakers_run *r = ud;
+	if (r->fn)
+		return r->fn(r->fn_ud, a);
+	if (!r->out)
+		return 0;
 	ts_buf_clear(&r->line);
 	ts_buf_printf(&r->line, "%d\t%s\t%.*s", r->number, a->speaker, (int)a->quote_len, a->quote);
-	if (r->o->explain)
+	if (r->o && r->o->explain)
 		ts_buf_printf(&r->line, "\t%s", a->why);
 	ts_buf_putc(&r->line, '\n');
 	if (ts_buf_error(&r->line))
@@ -50,7 +57,7 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 	const char *piece;
 	size_t len;
 	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
-		if (r->o->cancel && *r->o->cancel) {
+		if (r->o && r->o->cancel && *r->o->cancel) {
 			rc = TS_ECANCELED;
 			break;
 		}
@@ -74,13 +81,14 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 	return rc;
 }
 
-/* The cast: --cast, or a cast.txt beside the first input. */
-static int load_cast(ts_dialogue *dl, const ts_speakers_opts *o, char *const *files, size_t nfiles,
-                     ts_diag_fn diag, void *ud, ts_error *err)
+int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t nfiles,
+                 ts_diag_fn diag, void *ud, ts_error *err)
 {
 	char path[PATH_MAX];
-	if (o->cast)
-		return ts_dialogue_cast_file(dl, o->cast, diag, ud, err);
+	if (cast) {
+		int rc = ts_dialogue_cast_file(dl, cast, diag, ud, err);
+		return rc ? rc : 1;
+	}
 	if (!nfiles || strcmp(files[0], "-") == 0)
 		return 0;
 	const char *slash = strrchr(files[0], '/');
@@ -88,7 +96,25 @@ static int load_cast(ts_dialogue *dl, const ts_speakers_opts *o, char *const *fi
 	         files[0]);
 	if (access(path, F_OK) != 0)
 		return 0;
-	return ts_dialogue_cast_file(dl, path, diag, ud, err);
+	int rc = ts_dialogue_cast_file(dl, path, diag, ud, err);
+	return rc ? rc : 1;
+}
+
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud)
+{
+	speakers_run r = {.fn = fn, .fn_ud = ud};
+	int rc = 0;
+	size_t n = ts_book_count(b);
+	for (int learn = 1; learn >= 0 && !rc; learn--) {
+		for (size_t i = 0; i < n && !rc; i++) {
+			ts_dialogue_chapter(dl);
+			rc = read_chapter(dl, ts_book_chapter(b, i), &r, learn);
+		}
+		if (learn)
+			ts_dialogue_settle(dl);
+	}
+	ts_buf_free(&r.line);
+	return rc;
 }
 
 int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
@@ -103,8 +129,9 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	if ((rc = load_cast(dl, o, files, nfiles, diag, ud, err)))
+	if ((rc = ts_cast_load(dl, o->cast, files, nfiles, diag, ud, err)) < 0)
 		goto out;
+	rc = 0;
 	ts_book_set_cancel(b, o->cancel);
 	for (size_t i = 0; i < nfiles; i++) {
 		int k = ts_book_add(b, files[i]);

@@ -245,6 +245,15 @@ int ts_frontend_feed(ts_frontend *f, const char *text, size_t len, int line_end)
 	return split_sentences(f, s, n, line_end);
 }
 
+int ts_frontend_end_clause(ts_frontend *f)
+{
+	ts_buf_clear(&f->cleaned);
+	int rc = ts_clean_flush(f->cl, &f->cleaned);
+	if (!rc && f->cleaned.len)
+		rc = split_sentences(f, f->cleaned.data, f->cleaned.len, 0);
+	return !rc && f->source_chars ? pass_on(f, "", 0, END_CUT) : rc;
+}
+
 void ts_frontend_set_sentence_fn(ts_frontend *f, ts_sentence_fn fn)
 {
 	f->on_sentence = fn;

@@ -77,6 +77,15 @@ void ts_frontend_set_g2p_stages(ts_frontend *f, unsigned stages);
  * callback returned (or TS_ENOMEM). */
 int ts_frontend_feed(ts_frontend *f, const char *text, size_t len, int line_end);
 
+/* End what was fed so far as a long sentence is cut (see above): its
+ * chunks are given, the next chunk comes after a clause pause, and the
+ * text as written so far is given as a sentence.  For a change of voice
+ * inside a paragraph (a quotation read in its speaker's voice).  What
+ * the cleaner holds back goes with it (see ts_clean_flush()), but a tag
+ * cut by the piece's end, which stays for the next piece.  Nothing fed since the last sentence:
+ * does nothing.  Returns 0 or a negative code as ts_frontend_feed(). */
+int ts_frontend_end_clause(ts_frontend *f);
+
 /* Characters the voice cannot read seen so far: appends a summary to out
  * and returns their number; the count then starts again from zero. */
 size_t ts_frontend_unreadable(ts_frontend *f, ts_buf *out);

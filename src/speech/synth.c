@@ -90,6 +90,32 @@ static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t 
 	snprintf(buf, sz, "eSpeak NG: %s: %s", what, m);
 }
 
+/* The eSpeak names of v's main voice and Latin voice, with its variant
+ * (each buffer 160 bytes). */
+static void voice_names(const ts_voice *v, char *name, char *latin)
+{
+	if (v->variant[0]) {
+		snprintf(name, 160, "%s+%s", v->espeak_voice, v->variant);
+		snprintf(latin, 160, "%s+%s", v->latin_voice, v->variant);
+	} else {
+		snprintf(name, 160, "%s", v->espeak_voice);
+		snprintf(latin, 160, "%s", v->latin_voice);
+	}
+}
+
+/* v's speed (scaled, within eSpeak's bounds) and pitch into s. */
+static void voice_params(ts_synth *s, const ts_voice *v, double rate_factor)
+{
+	double wpm = v->rate * rate_factor;
+	if (wpm < espeakRATE_MINIMUM)
+		wpm = espeakRATE_MINIMUM;
+	if (wpm > espeakRATE_MAXIMUM)
+		wpm = espeakRATE_MAXIMUM;
+	s->wpm = (int)(wpm + 0.5);
+	s->pitch = v->pitch;
+	s->pitch_range = v->pitch_range;
+}
+
 ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 {
 	espeak_ng_STATUS st;
@@ -121,13 +147,7 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 	}
 	espeak_SetSynthCallback(on_audio);
 	char name[160];
-	if (v->variant[0]) {
-		snprintf(name, sizeof name, "%s+%s", v->espeak_voice, v->variant);
-		snprintf(s->latin, sizeof s->latin, "%s+%s", v->latin_voice, v->variant);
-	} else {
-		snprintf(name, sizeof name, "%s", v->espeak_voice);
-		snprintf(s->latin, sizeof s->latin, "%s", v->latin_voice);
-	}
+	voice_names(v, name, s->latin);
 	snprintf(s->voice, sizeof s->voice, "%s", name);
 	st = espeak_ng_SetVoiceByName(name);
 	if (st != ENS_OK) {
@@ -150,14 +170,7 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 		ts_error_set(err, TS_ENOMEM, "%s", why);
 		return NULL;
 	}
-	double wpm = v->rate * rate_factor;
-	if (wpm < espeakRATE_MINIMUM)
-		wpm = espeakRATE_MINIMUM;
-	if (wpm > espeakRATE_MAXIMUM)
-		wpm = espeakRATE_MAXIMUM;
-	s->wpm = (int)(wpm + 0.5);
-	s->pitch = v->pitch;
-	s->pitch_range = v->pitch_range;
+	voice_params(s, v, rate_factor);
 	set_params(s);
 	s->rate = espeak_ng_GetSampleRate();
 	active = s;
@@ -178,6 +191,28 @@ void ts_synth_free(ts_synth *s)
 		active = NULL;
 	ts_buf_free(&s->ssml);
 	free(s);
+}
+
+int ts_synth_use(ts_synth *s, const ts_voice *v, double rate_factor)
+{
+	char name[160], latin[160];
+	voice_names(v, name, latin);
+	/* eSpeak reloads a voice on every SetVoiceByName: only on a change. */
+	if (strcmp(name, s->voice) != 0) {
+		espeak_ng_STATUS st = espeak_ng_SetVoiceByName(name);
+		if (st != ENS_OK) {
+			char what[200];
+			snprintf(what, sizeof what, "voice \"%s\"", name);
+			status_msg(st, what, s->errmsg, sizeof s->errmsg);
+			espeak_ng_SetVoiceByName(s->voice);
+			return TS_ESPEAK;
+		}
+		snprintf(s->voice, sizeof s->voice, "%s", name);
+	}
+	snprintf(s->latin, sizeof s->latin, "%s", latin);
+	voice_params(s, v, rate_factor);
+	set_params(s);
+	return 0;
 }
 
 int ts_synth_rate(const ts_synth *s)

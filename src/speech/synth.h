@@ -31,6 +31,13 @@ void ts_samples_free(ts_samples *s);
 ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err);
 void ts_synth_free(ts_synth *s);
 
+/* Speak with voice v from now on (v's eSpeak voice and variant, Latin
+ * voice, pitch, and rate scaled by rate_factor), as if s had been started
+ * with it: what dialogue read in the speakers' voices switches between.
+ * Returns 0, or TS_ESPEAK (eSpeak's message in ts_synth_errmsg()) with
+ * the voice before kept. */
+int ts_synth_use(ts_synth *s, const ts_voice *v, double rate_factor);
+
 int ts_synth_rate(const ts_synth *s);
 /* The eSpeak speed actually used, in words per minute. */
 int ts_synth_wpm(const ts_synth *s);

@@ -282,3 +282,64 @@ int ts_voices_dir(const char *explicit_dir, char *out, size_t outsz)
 	snprintf(out, outsz, "%s", TS_INSTALL_VOICES_DIR);
 	return is_dir(out) ? 0 : TS_ENOENT;
 }
+
+/* ---- the cache of presets ----------------------------------------------- */
+
+typedef struct cached_voice {
+	char *name;
+	ts_voice v;
+	ts_error err; /* err.code != 0: the preset did not load */
+} cached_voice;
+
+struct ts_voice_cache {
+	char *dir;
+	cached_voice **e;
+	size_t n, cap;
+};
+
+ts_voice_cache *ts_voice_cache_new(const char *dir)
+{
+	ts_voice_cache *c = calloc(1, sizeof *c);
+	if (c && !(c->dir = ts_strdup(dir))) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+void ts_voice_cache_free(ts_voice_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->e[i]->name);
+		free(c->e[i]);
+	}
+	free(c->e);
+	free(c->dir);
+	free(c);
+}
+
+const ts_voice *ts_voice_cache_get(ts_voice_cache *c, const char *name, ts_error *err)
+{
+	cached_voice *cv = NULL;
+	for (size_t i = 0; i < c->n && !cv; i++)
+		if (strcmp(c->e[i]->name, name) == 0)
+			cv = c->e[i];
+	if (!cv) {
+		if (ts_grow(&c->e, &c->cap, c->n + 1, sizeof *c->e) ||
+		    !(cv = calloc(1, sizeof *cv)) || !(cv->name = ts_strdup(name))) {
+			free(cv);
+			ts_error_set(err, TS_ENOMEM, NULL);
+			return NULL;
+		}
+		ts_voice_find(&cv->v, c->dir, name, &cv->err);
+		c->e[c->n++] = cv;
+	}
+	if (cv->err.code) {
+		if (err)
+			*err = cv->err;
+		return NULL;
+	}
+	return &cv->v;
+}

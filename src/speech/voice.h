@@ -58,4 +58,17 @@ int ts_voice_list(const char *dir, char ***names);
  * returns 0, or TS_ENOENT. */
 int ts_voices_dir(const char *explicit_dir, char *out, size_t outsz);
 
+/* The presets a build switches between (the voices of a cast), each
+ * loaded once.  A name that failed fails again without a second reading. */
+typedef struct ts_voice_cache ts_voice_cache;
+
+/* A cache of the presets in dir (copied); NULL when out of memory.  Free
+ * with ts_voice_cache_free() (NULL does nothing). */
+ts_voice_cache *ts_voice_cache_new(const char *dir);
+void ts_voice_cache_free(ts_voice_cache *c);
+
+/* Preset name (as ts_voice_find()), valid until the cache is freed; NULL
+ * with err (may be NULL) set as ts_voice_find() set it, or TS_ENOMEM. */
+const ts_voice *ts_voice_cache_get(ts_voice_cache *c, const char *name, ts_error *err);
+
 #endif

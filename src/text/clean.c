@@ -1063,6 +1063,15 @@ void ts_cleaner_reset(ts_cleaner *c)
 	c->at_start = 1;
 }
 
+int ts_clean_flush(ts_cleaner *c, ts_buf *out)
+{
+	c->out = out;
+	c->err = 0;
+	stage2(c, EV_SOFT);
+	c->out = NULL;
+	return c->err;
+}
+
 int ts_clean_piece(ts_cleaner *c, const char *text, size_t len, int line_end, ts_buf *out)
 {
 	size_t i = 0;

@@ -39,4 +39,12 @@ void ts_cleaner_reset(ts_cleaner *c);
  * TS_ENOMEM. */
 int ts_clean_piece(ts_cleaner *c, const char *text, size_t len, int line_end, ts_buf *out);
 
+/* Pass on to out what waits for the next character (the last character,
+ * for combining marks after it; an ASCII run, for an address), as an
+ * inline tag between the pieces would: for a caller that must have all
+ * the text so far (a change of voice).  A tag or entity cut by the last
+ * piece, and a run of decoration symbols, still wait.  Returns 0 or
+ * TS_ENOMEM. */
+int ts_clean_flush(ts_cleaner *c, ts_buf *out);
+
 #endif

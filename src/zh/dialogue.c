@@ -36,6 +36,7 @@ typedef struct group {
 	char *canon; /* the name printed */
 	char *voice; /* from the cast, or NULL */
 	int cast;    /* named by the cast: its first name stays */
+	int female;  /* times the book wrote of the name as a woman */
 } group;
 
 struct ts_dialogue {
@@ -314,6 +315,8 @@ static void merge(ts_dialogue *d, int from, int to)
 {
 	if (from == to || from < 0 || to < 0)
 		return;
+	d->groups[to].female += d->groups[from].female;
+	d->groups[from].female = 0;
 	for (size_t i = 0; i < d->nnames; i++)
 		if (d->names[i].group == from)
 			d->names[i].group = to;
@@ -1083,14 +1086,53 @@ static size_t attribute(ts_dialogue *d, said *s)
 	return nq;
 }
 
+/* ---- women ------------------------------------------------------------- */
+
+/* What marks a name as a woman's: the end of the name or the word after it
+ * (王夫人, 林姑娘, 赵氏, 黛玉姑娘). */
+static const char *const female_words[] = {"夫人", "氏",   "姑娘", "小姐", "娘", "娘子", "太太",
+                                           "奶奶", "姐姐", "妹妹", "丫头", "女", NULL};
+
+/* The names of the paragraph written of as a woman: marked (above), or
+ * followed in their sentence by 她. */
+static void women(ts_dialogue *d)
+{
+	size_t len, wl;
+	for (size_t i = 0; i < d->n; i++) {
+		int g = name_at(d, i, d->n, &len);
+		if (g < 0)
+			continue;
+		size_t e = i + len, k = e;
+		int she = word_ending(d, i, e, female_words) > 0 ||
+		          word_at(d, e, d->n, female_words, &wl) >= 0;
+		for (; !she && k < d->n && !is_sentence_end(d->cp[k]) && k < e + 12; k++)
+			she = d->cp[k] == 0x5979 && /* 她, not 她们 */
+			      !(k + 1 < d->n && d->cp[k + 1] == 0x4EEC);
+		d->groups[g].female += she;
+		i = e - 1;
+	}
+}
+
 int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
 {
 	said *s = malloc(sizeof *s);
 	int rc = s ? decode(d, p, n) : TS_ENOMEM;
-	if (!rc)
+	if (!rc) {
 		attribute(d, s);
+		women(d);
+	}
 	free(s);
 	return rc;
+}
+
+const char *ts_dialogue_pool_voice(const char *speaker, int female)
+{
+	static const char *const pool[2][4] = {{"cmn-m1", "cmn-m2", "cmn-m3", "cmn-m4"},
+	                                       {"cmn-f1", "cmn-f2", "cmn-f3", "cmn-f4"}};
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)speaker; *c; c++)
+		h = (h ^ *c) * 16777619u;
+	return pool[female != 0][h % 4];
 }
 
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud)
@@ -1107,6 +1149,7 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 		               : w == SP_UNKNOWN ? "?"
 		                                 : "-",
 		    .voice = w >= 0 ? d->groups[w].voice : NULL,
+		    .female = w >= 0 && d->groups[w].female > 0,
 		    .why = s->why[k],
 		};
 		rc = fn(ud, &a);

@@ -74,6 +74,7 @@ typedef struct ts_attribution {
 	size_t quote_len;
 	const char *speaker; /* a name, "-" (not one person's speech) or "?" */
 	const char *voice;   /* the cast's voice for it, or NULL */
+	int female;          /* the book wrote of the speaker as a woman (first reading) */
 	const char *why;     /* the rule and what it found, for --explain */
 } ts_attribution;
 
@@ -83,5 +84,11 @@ typedef int (*ts_attribution_fn)(void *ud, const ts_attribution *a);
  * to fn, in order (the strings are valid during the call).  Returns 0,
  * TS_ENOMEM, or what fn returned when it was not 0 (which stops it). */
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud);
+
+/* The voice preset of the pool of eight (cmn-m1..4, cmn-f1..4) for a
+ * speaker with no voice in the cast: a female one for a woman, chosen by
+ * a hash of the name, so that the same book gets the same cast whatever
+ * the order its chapters are read in. */
+const char *ts_dialogue_pool_voice(const char *speaker, int female);
 
 #endif

@@ -343,6 +343,24 @@ static void check_frontend(void)
 	ts_buf_free(&d.chunks);
 }
 
+/* A flush gives what waits (the last character, an ASCII run) as an
+ * inline tag would: an address still goes, and the line ends as usual. */
+static void check_flush(void)
+{
+	ts_cleaner *c = ts_cleaner_new();
+	ts_buf out = {0};
+	CHECK(c && ts_clean_piece(c, "他说ok", strlen("他说ok"), 0, &out) == 0);
+	CHECK(out.data && strcmp(out.data, "他说") == 0);
+	CHECK(ts_clean_flush(c, &out) == 0);
+	CHECK(strcmp(out.data, "他说ok") == 0);
+	CHECK(ts_clean_flush(c, &out) == 0 && strcmp(out.data, "他说ok") == 0);
+	const char *rest = "，见www.example.com。";
+	CHECK(ts_clean_piece(c, rest, strlen(rest), 1, &out) == 0);
+	CHECK(strcmp(out.data, "他说ok，见。") == 0);
+	ts_buf_free(&out);
+	ts_cleaner_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -355,5 +373,6 @@ int main(int argc, char **argv)
 	check_hostile();
 	check_multiline_and_reset();
 	check_frontend();
+	check_flush();
 	return check_done("test_clean");
 }

@@ -101,6 +101,54 @@ static void cast_case(void)
 	ts_dialogue_free(NULL);
 }
 
+static int is_female(void *ud, const ts_attribution *a)
+{
+	ts_buf *out = ud;
+	return ts_buf_printf(out, "%s:%d ", a->speaker, a->female);
+}
+
+/* Who is written of as a woman, and the voices of the pool. */
+static void women_case(void)
+{
+	static const char *const book[] = {
+	    "王夫人道：“你来了。”",     "宝玉笑道：“来了。”", "黛玉道：“好。”",
+	    "黛玉姑娘听了，低头不语。", "凤姐说：“走吧。”",   "凤姐回过头来，她笑了。",
+	};
+	ts_dialogue *d = ts_dialogue_new();
+	for (int pass = 0; pass < 2; pass++) {
+		ts_buf out = {0};
+		for (size_t i = 0; i < sizeof book / sizeof book[0]; i++) {
+			if (pass == 0)
+				CHECK(ts_dialogue_learn(d, book[i], strlen(book[i])) == 0);
+			else
+				CHECK(ts_dialogue_attribute(d, book[i], strlen(book[i]), is_female,
+				                            &out) == 0);
+		}
+		if (pass == 0) {
+			ts_dialogue_settle(d);
+			continue;
+		}
+		const char *want = "王夫人:1 宝玉:0 黛玉:1 凤姐:1 ";
+		if (!out.data || strcmp(out.data, want) != 0) {
+			fprintf(stderr, "women: got \"%s\", want \"%s\"\n",
+			        out.data ? out.data : "", want);
+			check_failures++;
+		}
+		ts_buf_free(&out);
+	}
+	ts_dialogue_free(d);
+	/* The pool: by the name, the same every time, female for a woman. */
+	CHECK(strcmp(ts_dialogue_pool_voice("宝玉", 0), ts_dialogue_pool_voice("宝玉", 0)) == 0);
+	CHECK(strncmp(ts_dialogue_pool_voice("宝玉", 0), "cmn-m", 5) == 0);
+	CHECK(strncmp(ts_dialogue_pool_voice("黛玉", 1), "cmn-f", 5) == 0);
+	int seen[4] = {0};
+	static const char *const names[] = {"刘备",   "关羽", "张飞", "曹操", "孙权",
+	                                    "诸葛亮", "赵云", "吕布", "周瑜", "貂蝉"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		seen[ts_dialogue_pool_voice(names[i], 0)[5] - '1'] = 1;
+	CHECK(seen[0] + seen[1] + seen[2] + seen[3] >= 3);
+}
+
 /* Paragraphs of marks, verbs and names in random order: every one ends
  * (a loop that does not would time the test out), and every quotation
  * given is inside its paragraph. */
@@ -153,5 +201,6 @@ int main(int argc, char **argv)
 		else
 			book_case(argv[1], argv[i]);
 	}
+	women_case();
 	return check_done("test_dialogue");
 }

@@ -312,6 +312,45 @@ static void check_order(const ts_lang *lang)
 	ts_frontend_free(f);
 }
 
+static int log_brk_chunk(void *ud, const ts_chunk *c)
+{
+	ts_buf_printf(&((order *)ud)->log, "chunk %c %s\n", brk_code[c->brk], c->text);
+	return 0;
+}
+
+/* A clause ended by the caller (a quotation in another voice): its chunks
+ * and its sentence come at once, and the text after it follows a clause
+ * pause. */
+static void check_end_clause(const ts_lang *lang)
+{
+	order o = {{0}};
+	ts_frontend *f = ts_frontend_new(lang, log_brk_chunk, NULL, &o);
+	ts_frontend_set_sentence_fn(f, log_sentence);
+	const char *a = "他有3", *b = "“你好，再见。”", *c = "他走了。";
+	CHECK(ts_frontend_end_clause(f) == 0);
+	CHECK(ts_frontend_feed(f, a, strlen(a), 0) == 0);
+	CHECK(ts_frontend_end_clause(f) == 0);
+	CHECK(ts_frontend_end_clause(f) == 0);
+	CHECK(ts_frontend_feed(f, b, strlen(b), 0) == 0);
+	CHECK(ts_frontend_end_clause(f) == 0);
+	CHECK(ts_frontend_feed(f, c, strlen(c), 1) == 0);
+	/* The 3 (an ASCII run, a possible address) and the closing mark
+	 * (the last character, before possible combining marks) wait in the
+	 * cleaner: ending the clause takes them. */
+	const char *want = "chunk N 他有三\n"
+	                   "sentence 他有3\n"
+	                   "chunk C “你好，再见。”\n"
+	                   "sentence “你好，再见。”\n"
+	                   "chunk S 他走了。\n"
+	                   "sentence 他走了。\n";
+	if (!o.log.data || strcmp(o.log.data, want) != 0) {
+		fprintf(stderr, "clauses ended by the caller:\n%s", o.log.data ? o.log.data : "");
+		check_failures++;
+	}
+	ts_buf_free(&o.log);
+	ts_frontend_free(f);
+}
+
 /* ---- one token per Han character ----------------------------------- */
 
 static int add_tokens(void *ud, const ts_chunk *c)
@@ -574,6 +613,7 @@ int main(int argc, char **argv)
 		run_case(lang, argv[2], argv[i]);
 	check_hostile();
 	check_order(lang);
+	check_end_clause(lang);
 	check_tokens(lang, argv[2]);
 	check_random_tokens(lang);
 	check_marks_change_nothing(lang, argv[2], argv + 3, argc - 3);

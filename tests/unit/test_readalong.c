@@ -303,6 +303,26 @@ static void test_escaping(void)
 	ts_buf_free(&page);
 }
 
+/* A voice span names the cue's speaker (the first one), and the page's
+ * cue list carries it. */
+static void test_speaker(void)
+{
+	const char *vtt = "WEBVTT\n\n1 \xC2\xB6\n00:00:00.000 --> 00:00:01.000\n王夫人道：\n\n"
+	                  "2\n00:00:01.000 --> 00:00:02.000\n<v 王夫人>“来了。”\n\n"
+	                  "3\n00:00:02.000 --> 00:00:03.000\n<v.loud  Mr A&amp;B >x<v C>y\n\n";
+	ts_cue *c = NULL;
+	size_t n = 0;
+	CHECK(ts_vtt_parse(vtt, strlen(vtt), &c, &n) == 0 && n == 3);
+	if (n == 3) {
+		CHECK(c[0].speaker == NULL && c[0].paragraph);
+		CHECK(c[1].speaker && strcmp(c[1].speaker, "王夫人") == 0);
+		CHECK(strcmp(c[1].text, "“来了。”") == 0);
+		CHECK(c[2].speaker && strcmp(c[2].speaker, "Mr A&B") == 0);
+		CHECK(strcmp(c[2].text, "xy") == 0);
+	}
+	ts_cues_free(c, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -314,6 +334,7 @@ int main(int argc, char **argv)
 	mkdir(dir, 0777);
 	scratch = dir;
 	test_vtt();
+	test_speaker();
 	test_page(argv[1]);
 	test_escaping();
 	return check_done("test_readalong");

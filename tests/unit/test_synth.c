@@ -22,6 +22,15 @@ static void markup_is(const char *text, const char *want)
 	ts_buf_free(&b);
 }
 
+/* Zero crossings per sample: higher for a higher voice. */
+static double zcr(const ts_samples *s)
+{
+	size_t z = 0;
+	for (size_t i = 1; i < s->len; i++)
+		z += (s->data[i - 1] < 0) != (s->data[i] < 0);
+	return s->len ? (double)z / (double)s->len : 0;
+}
+
 static double rms(const ts_samples *s)
 {
 	double sum = 0;
@@ -141,6 +150,36 @@ int main(int argc, char **argv)
 	/* Latin words through the English voice make sound too. */
 	CHECK(ts_synth_speak(s, "他喜欢N B A和iPhone。", &b) == 0);
 	CHECK(b.len > 22050 && rms(&b) > 300);
+
+	/* Another voice for a piece (dialogue in the speakers' voices), and
+	 * back: the narrator's voice sounds as before the switch (not to the
+	 * sample: eSpeak's output drifts by a few samples from one call to
+	 * the next whatever the voice). */
+	ts_voice f = v;
+	snprintf(f.variant, sizeof f.variant, "f1");
+	f.pitch = 62;
+	f.rate = v.rate + 10;
+	ts_samples c = {0}, d = {0};
+	CHECK(ts_synth_use(s, &f, 1.0) == 0);
+	CHECK(ts_synth_wpm(s) == f.rate);
+	CHECK(ts_synth_speak(s, "今天天气很好。", &c) == 0);
+	CHECK(rms(&c) > 300);
+	CHECK(zcr(&c) > zcr(&a) * 1.08); /* f1 at pitch 62 is higher */
+	CHECK(ts_synth_use(s, &v, 1.0) == 0);
+	CHECK(ts_synth_wpm(s) == v.rate);
+	CHECK(ts_synth_speak(s, "今天天气很好。", &d) == 0);
+	CHECK(fabs(zcr(&d) - zcr(&a)) < zcr(&a) * 0.03);
+	CHECK(d.len > a.len * 0.99 && d.len < a.len * 1.01);
+	/* A voice eSpeak does not have: an error, and the voice before kept. */
+	ts_voice bad = v;
+	snprintf(bad.espeak_voice, sizeof bad.espeak_voice, "no-such-voice");
+	CHECK(ts_synth_use(s, &bad, 1.0) == TS_ESPEAK);
+	CHECK(strstr(ts_synth_errmsg(s), "no-such-voice") != NULL);
+	CHECK(ts_synth_speak(s, "今天天气很好。", &d) == 0);
+	CHECK(fabs(zcr(&d) - zcr(&a)) < zcr(&a) * 0.03);
+	CHECK(d.len > a.len * 0.99 && d.len < a.len * 1.01);
+	ts_samples_free(&c);
+	ts_samples_free(&d);
 
 	/* eSpeak says what the front end decided: its phonemes for the
 	 * pinyin we send (automated listening).  Tones as contours: 55 first,

@@ -82,5 +82,21 @@ int main(int argc, char **argv)
 	CHECK(ts_voice_find(&v, shipped, "cmn", &err) == 0);
 	CHECK(d.rate == v.rate && d.sentence_pause_ms == v.sentence_pause_ms &&
 	      d.paragraph_pause_ms == v.paragraph_pause_ms && d.title_pause_ms == v.title_pause_ms);
+
+	/* The cache: each preset read once, the same answer every time. */
+	ts_voice_cache *vc = ts_voice_cache_new(shipped);
+	CHECK(vc != NULL);
+	const ts_voice *f1 = ts_voice_cache_get(vc, "cmn-f1", &err);
+	const ts_voice *m1 = ts_voice_cache_get(vc, "cmn-m1", &err);
+	CHECK(f1 && m1 && f1 != m1 && f1->pitch > m1->pitch);
+	CHECK(ts_voice_cache_get(vc, "cmn-f1", &err) == f1);
+	for (int i = 0; i < 2; i++) {
+		err.code = 0;
+		CHECK(ts_voice_cache_get(vc, "no-such-preset", &err) == NULL && err.code != 0 &&
+		      strstr(err.msg, "no-such-preset") != NULL);
+	}
+	CHECK(ts_voice_cache_get(vc, "cmn-f1", &err) == f1 && strcmp(f1->variant, "f1") == 0);
+	ts_voice_cache_free(vc);
+	ts_voice_cache_free(NULL);
 	return check_done("test_voice");
 }
