@@ -43,20 +43,27 @@ struct ts_g2pm {
 	const float *emb_scale;              /* EMB_I8: one scale a row */
 	const float *wih[2], *whh[2], *b[2]; /* forward, backward */
 	const float *w1, *b1, *w2, *b2;
+	/* What each embedding row adds to the gates of both directions (bias
+	 * included: 8 x hid values a row), computed the first time a row is
+	 * read by any run of this process and kept: two thirds of the work of
+	 * a character, done once for each character of a book, and once for
+	 * all the chapters (or fuzz inputs) a process reads.  Allocated on
+	 * first use, zero pages until touched; held through a pointer so that
+	 * runs, which see the model const, can fill it. */
+	struct proj_cache *cache;
+};
+
+struct proj_cache {
+	float *proj;
+	unsigned char *have; /* vocab flags: proj of that row is there */
 };
 
 struct ts_g2pm_run {
 	const ts_g2pm *m;
-	size_t cap;  /* positions the arrays hold */
-	size_t n;    /* characters of the sentence encoded */
-	float *h[2]; /* hidden states, (n + 2) x hid each: begin, characters, end */
-	/* What each embedding row adds to the gates of both directions
-	 * (bias included: 8 x hid values a row), computed the first time the
-	 * row is read: two thirds of the work of a character, done once for
-	 * each character of a book.  Allocated on first use, zero pages
-	 * until touched. */
-	float *proj;
-	unsigned char *have; /* vocab flags: proj of that row is there */
+	size_t cap;               /* positions the arrays hold */
+	size_t n;                 /* characters of the sentence encoded */
+	float *h[2];              /* hidden states, (n + 2) x hid each: begin, characters, end */
+	struct proj_cache *cache; /* the model's */
 };
 
 static uint32_t rd32(const unsigned char *p)
@@ -265,7 +272,9 @@ ts_g2pm *ts_g2pm_open(const char *path, ts_error *err)
 		ts_g2pm_free(m);
 		return NULL;
 	}
-	if (!(m->by_name = malloc((m->nclass ? m->nclass : 1) * sizeof *m->by_name))) {
+	m->by_name = malloc((m->nclass ? m->nclass : 1) * sizeof *m->by_name);
+	m->cache = calloc(1, sizeof *m->cache);
+	if (!m->by_name || !m->cache) {
 		ts_error_set(err, TS_ENOMEM, NULL);
 		ts_g2pm_free(m);
 		return NULL;
@@ -282,6 +291,11 @@ void ts_g2pm_free(ts_g2pm *m)
 		return;
 	ts_unmap_file(m->map, m->size);
 	free(m->by_name);
+	if (m->cache) {
+		free(m->cache->proj);
+		free(m->cache->have);
+		free(m->cache);
+	}
 	free(m);
 }
 
@@ -447,14 +461,14 @@ static const float *projection(ts_g2pm_run *r, uint32_t row, int d)
 {
 	const ts_g2pm *m = r->m;
 	size_t H4 = 4 * (size_t)m->hid;
-	float *p = r->proj + (size_t)row * 2 * H4;
-	if (!r->have[row]) {
+	float *p = r->cache->proj + (size_t)row * 2 * H4;
+	if (!r->cache->have[row]) {
 		float x[MAX_EMB];
 		embed(m, row, x);
 		for (int k = 0; k < 2; k++) {
 			add_rows(p + k * H4, m->b[k], m->wih[k], x, m->emb, H4);
 		}
-		r->have[row] = 1;
+		r->cache->have[row] = 1;
 	}
 	return p + d * H4;
 }
@@ -491,8 +505,10 @@ static void lstm(ts_g2pm_run *r, int d, const uint32_t *rows, size_t len, float 
 ts_g2pm_run *ts_g2pm_run_new(const ts_g2pm *m)
 {
 	ts_g2pm_run *r = calloc(1, sizeof *r);
-	if (r)
+	if (r) {
 		r->m = m;
+		r->cache = m->cache;
+	}
 	return r;
 }
 
@@ -502,8 +518,6 @@ void ts_g2pm_run_free(ts_g2pm_run *r)
 		return;
 	free(r->h[0]);
 	free(r->h[1]);
-	free(r->proj);
-	free(r->have);
 	free(r);
 }
 
@@ -511,14 +525,15 @@ int ts_g2pm_encode(ts_g2pm_run *r, const uint32_t *cp, size_t n)
 {
 	const ts_g2pm *m = r->m;
 	size_t len = n + 2;
-	if (!r->proj) {
-		r->proj = calloc((size_t)m->vocab * 8, m->hid * sizeof *r->proj);
-		r->have = calloc(m->vocab, 1);
-		if (!r->proj || !r->have) {
-			free(r->proj);
-			free(r->have);
-			r->proj = NULL;
-			r->have = NULL;
+	struct proj_cache *c = r->cache;
+	if (!c->proj) {
+		c->proj = calloc((size_t)m->vocab * 8, m->hid * sizeof *c->proj);
+		c->have = calloc(m->vocab, 1);
+		if (!c->proj || !c->have) {
+			free(c->proj);
+			free(c->have);
+			c->proj = NULL;
+			c->have = NULL;
 			return TS_ENOMEM;
 		}
 	}
