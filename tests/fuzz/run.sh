@@ -4,7 +4,8 @@
 # Usage: tests/fuzz/run.sh [RUNS [REPORT [TARGET...]]]
 #   RUNS    executions per target (default 1000000)
 #   REPORT  the figures, a line per target (default build-fuzz/fuzz-report.txt):
-#           TARGET executions=N exec_per_s=N seconds=N crashes=N corpus=N [crash=FILE]
+#           TARGET executions=N exec_per_s=N seconds=N workers=N crashes=N corpus=N
+#           [crash=FILE]
 #   TARGET  fuzz_frontend fuzz_readalong fuzz_voice fuzz_userlex fuzz_rules
 #           fuzz_wordtab fuzz_epub (default: all)
 # Builds build-fuzz/ with clang (TS_FUZZ_BUILD=DIR for another folder); keeps
@@ -12,9 +13,13 @@
 # of each run as DIR/tests/fuzz/TARGET.log.  libFuzzer stops at the first
 # crash, whose input it writes as DIR/tests/fuzz/TARGET-crash-*; the script
 # then exits 1 after the other targets.
+# TS_FUZZ_FORK=N runs each target as one libFuzzer run in fork mode: N
+# worker processes on one corpus, the executions of all counted together
+# (libFuzzer stops when their sum reaches RUNS); default 0, one process.
 set -eu
 cd "$(dirname "$0")/../.."
 runs=${1:-1000000}
+fork=${TS_FUZZ_FORK:-0}
 build=${TS_FUZZ_BUILD:-build-fuzz}
 report=${2:-$build/fuzz-report.txt}
 [ $# -gt 2 ] && shift 2 || set --
@@ -41,17 +46,24 @@ for t in $targets; do
 	start=$(date +%s)
 	rc=0
 	"./$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$t-" "$corpus/work" "$corpus/seed" >"$t.log" 2>&1 || rc=$?
+		-fork="$fork" -artifact_prefix="$t-" "$corpus/work" "$corpus/seed" >"$t.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - start))
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$t.log")
-	speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$t.log")
+	if [ "$fork" -gt 0 ]; then
+		# "#N: cov: ..." after each job; "fuzzed for N iterations" at the end
+		execs=$(sed -n 's/^INFO: fuzzed for \([0-9]*\) iterations.*/\1/p' "$t.log" | tail -n 1)
+		[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$t.log" | tail -n 1)
+		speed=$((${execs:-0} / (secs > 0 ? secs : 1)))
+	else
+		execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$t.log")
+		speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$t.log")
+	fi
 	crash=$(ls "$t"-crash-* "$t"-leak-* "$t"-timeout-* "$t"-oom-* 2>/dev/null | head -n 1)
 	crashes=0
 	if [ "$rc" -ne 0 ] || [ -n "$crash" ]; then
 		crashes=1
 		failed=1
 	fi
-	line="$t executions=${execs:-0} exec_per_s=${speed:-0} seconds=$secs crashes=$crashes"
+	line="$t executions=${execs:-0} exec_per_s=${speed:-0} seconds=$secs workers=$((fork > 0 ? fork : 1)) crashes=$crashes"
 	line="$line corpus=$(find "$corpus/work" -type f | wc -l)${crash:+ crash=$PWD/$crash}"
 	echo "$line" | tee -a "$report"
 	[ "$crashes" -eq 0 ] || grep -m3 -E '^fuzz:|runtime error|ERROR: ' "$t.log" | sed 's/^/  /'
