@@ -14,6 +14,13 @@
  * RETRY_LU, pass 2 runs again with the model scaled to what it measured,
  * up to MAX_PASSES times in all.
  *
+ * One pass (o.one_pass): the gain is chosen before the chapter is spoken,
+ * on a sample of the voice (ts_master_open_probe), and each block is
+ * leveled, limited, measured and written as it comes, besides going to
+ * the raw file; the meter of pass 1 and the reading back are saved.  When
+ * the output misses the target by more than RETRY_LU, the raw file is
+ * measured as pass 1 would have, and pass 2 runs as above.
+ *
  * True peak: the signal is oversampled 4x with the interpolation filter
  * of libebur128 (a 49-tap Hann-windowed sinc), as ITU-R BS.1770 asks; the
  * limiter detects peaks with it, and the meter reports them.
@@ -604,6 +611,16 @@ static double choose_gain(const loss_model *lm, double input_lufs, double target
 
 /* ---- the master -------------------------------------------------------- */
 
+/* A rendering of the samples at a fixed gain: limiter, meters, resampler. */
+typedef struct render_run {
+	limiter *l;
+	tp_meter *tp;
+	ts_loudness *meter;
+	soxr_t rs;
+	float g; /* the gain, over 32768 */
+	double gain_db;
+} render_run;
+
 struct ts_master {
 	ts_master_opts o;
 	int in_rate, out_rate;
@@ -625,6 +642,8 @@ struct ts_master {
 	size_t rcap;
 	uint64_t frames_in; /* taken by ts_master_write */
 	loss_model *model;  /* what the limiter will take */
+	int probe;          /* measures only (ts_master_open_probe) */
+	render_run *live;   /* one pass: leveled as the samples come */
 	ts_master_progress_fn progress;
 	void *progress_ud;
 	ts_error err; /* what went wrong last */
@@ -749,6 +768,76 @@ static int resample_emit(ts_master *m, soxr_t rs, const float *x, size_t n)
 	}
 }
 
+static void run_free(render_run *r)
+{
+	if (!r)
+		return;
+	if (r->rs)
+		soxr_delete(r->rs);
+	ts_loudness_free(r->meter);
+	free(r->tp);
+	limiter_free(r->l);
+	free(r);
+}
+
+/* Start rendering at gain_db: the writer opened, the output counted from
+ * 0.  NULL with the message in m->err. */
+static render_run *run_new(ts_master *m, double gain_db)
+{
+	render_run *r = calloc(1, sizeof *r);
+	m->frames_out = 0;
+	m->on = 0;
+	if (!r ||
+	    !(r->l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20))) ||
+	    !(r->tp = calloc(1, sizeof *r->tp)) || !(r->meter = ts_loudness_new(m->in_rate)) ||
+	    (!m->fbuf && !(m->fbuf = malloc(BLOCK * sizeof *m->fbuf))) ||
+	    (!m->ybuf && !(m->ybuf = malloc((BLOCK + 1024) * sizeof *m->ybuf)))) {
+		fail(m, TS_ENOMEM, "out of memory");
+		run_free(r);
+		return NULL;
+	}
+	r->gain_db = gain_db;
+	r->g = (float)(pow(10, gain_db / 20) / 32768.0);
+	if ((m->out_rate != m->in_rate && !(r->rs = resampler_new(m, &m->err))) ||
+	    !(m->w = open_writer(m, &m->err))) {
+		run_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* n (at most BLOCK) samples through gain, limiter, meters, resampler and
+ * writer; last: the limiter's delay pushed out after them. */
+static int run_block(ts_master *m, render_run *r, const int16_t *s, size_t n, int last)
+{
+	for (size_t i = 0; i < n; i++)
+		m->fbuf[i] = s[i] * r->g;
+	size_t y_n = limiter_run(r->l, m->fbuf, n, m->ybuf);
+	if (last)
+		y_n += limiter_flush(r->l, m->ybuf + y_n);
+	if (y_n == 0)
+		return 0;
+	meter_add(r->tp, m->ybuf, y_n);
+	ts_loudness_add(r->meter, m->ybuf, y_n);
+	return resample_emit(m, r->rs, m->ybuf, y_n);
+}
+
+/* The last of the output, and its figures in rep. */
+static int run_end(ts_master *m, render_run *r, ts_master_report *rep)
+{
+	int rc = resample_emit(m, r->rs, NULL, 0);
+	if (rc)
+		return rc;
+	static const float zero[TP_HIST];
+	meter_add(r->tp, zero, TP_HIST);
+	double lufs = ts_loudness_integrated(r->meter);
+	rep->output_lufs = isfinite(lufs) ? lufs : NAN;
+	rep->true_peak_db = r->tp->peak > 0 ? 20 * log10(r->tp->peak) : -INFINITY;
+	rep->limited_s = (double)r->l->limited / m->in_rate;
+	rep->gain_db = r->gain_db;
+	return 0;
+}
+
 ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format *fmt,
                           const char *path, const ts_writer_opts *wo, ts_error *err)
 {
@@ -799,6 +888,11 @@ ts_master *ts_master_open(const ts_master_opts *o, int in_rate, const ts_format 
 		ts_error_set(err, TS_ENOMEM, "%s: out of memory", path);
 		goto fail;
 	}
+	if (o->one_pass && !(m->live = run_new(m, o->gain_db))) {
+		if (err)
+			*err = m->err;
+		goto fail;
+	}
 	return m;
 fail:
 	ts_master_abort(m);
@@ -830,12 +924,55 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 		return 0;
 	}
 	m->frames_in += n;
-	if (fwrite(s, sizeof *s, n, m->raw) != n)
+	if (m->raw && fwrite(s, sizeof *s, n, m->raw) != n)
 		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s", m->path,
 		                    strerror(errno));
-	model_add(m->model, s, n);
-	ts_loudness_add_s16(m->in_meter, s, n);
+	while (m->live && n > 0) {
+		size_t k = n < BLOCK ? n : BLOCK;
+		int rc = run_block(m, m->live, s, k, 0);
+		if (rc)
+			return rc;
+		s += k;
+		n -= k;
+	}
+	if (n) {
+		model_add(m->model, s, n);
+		ts_loudness_add_s16(m->in_meter, s, n);
+	}
 	return 0;
+}
+
+/* Read the raw file back in blocks to fn(m, ud, block, n, last).  Returns 0
+ * or fn's code, or TS_EIO with the message in m->err. */
+typedef int (*raw_fn)(ts_master *m, void *ud, const int16_t *s, size_t n, int last);
+static int read_raw(ts_master *m, int pass, raw_fn fn, void *ud)
+{
+	if (!m->ibuf && !(m->ibuf = malloc(BLOCK * sizeof *m->ibuf)))
+		return fail(m, TS_ENOMEM, "out of memory");
+	rewind(m->raw);
+	uint64_t read = 0;
+	for (int last = 0; !last;) {
+		/* A report every 64 blocks: 12 s of audio at 22,050 Hz. */
+		if (m->progress && read % (64 * BLOCK) == 0 && m->frames_in > 0)
+			m->progress(m->progress_ud, pass, (double)read / (double)m->frames_in);
+		size_t got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
+		if (got < BLOCK) {
+			if (ferror(m->raw))
+				return ts_error_set(&m->err, TS_EIO, "%s: read failed: %s",
+				                    m->raw_path, strerror(errno));
+			last = 1;
+		}
+		read += got;
+		int rc = fn(m, ud, m->ibuf, got, last);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int render_block(ts_master *m, void *ud, const int16_t *s, size_t n, int last)
+{
+	return run_block(m, ud, s, n, last);
 }
 
 /* Pass 2 with a gain in dB: read the raw file, level, limit, measure,
@@ -843,73 +980,36 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
  * is in m->err. */
 static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 {
-	int rc = 0;
-	limiter *l = limiter_new(m->in_rate, pow(10, (m->o.ceiling_dbtp - MARGIN_DB) / 20));
-	tp_meter *tp = calloc(1, sizeof *tp);
-	ts_loudness *meter = ts_loudness_new(m->in_rate);
-	soxr_t rs = NULL;
-	m->frames_out = 0;
-	m->on = 0;
-	if (!l || !tp || !meter) {
-		rc = fail(m, TS_ENOMEM, "out of memory");
-		goto out;
-	}
-	if (m->out_rate != m->in_rate && !(rs = resampler_new(m, &m->err))) {
-		rc = m->err.code;
-		goto out;
-	}
-	if (!(m->w = open_writer(m, &m->err))) {
-		rc = m->err.code;
-		goto out;
-	}
-	rewind(m->raw);
-	float g = (float)(pow(10, gain_db / 20) / 32768.0);
-	size_t got;
-	uint64_t read = 0;
-	int last = 0;
-	while (!last) {
-		/* A report every 64 blocks: 12 s of audio at 22,050 Hz. */
-		if (m->progress && read % (64 * BLOCK) == 0 && m->frames_in > 0)
-			m->progress(m->progress_ud, pass, (double)read / (double)m->frames_in);
-		size_t y_n;
-		got = fread(m->ibuf, sizeof *m->ibuf, BLOCK, m->raw);
-		if (got < BLOCK) {
-			if (ferror(m->raw)) {
-				rc = ts_error_set(&m->err, TS_EIO, "%s: read failed: %s",
-				                  m->raw_path, strerror(errno));
-				goto out;
-			}
-			last = 1;
-		}
-		read += got;
-		for (size_t i = 0; i < got; i++)
-			m->fbuf[i] = m->ibuf[i] * g;
-		y_n = limiter_run(l, m->fbuf, got, m->ybuf);
-		if (last)
-			y_n += limiter_flush(l, m->ybuf + y_n);
-		if (y_n == 0)
-			continue;
-		meter_add(tp, m->ybuf, y_n);
-		ts_loudness_add(meter, m->ybuf, y_n);
-		if ((rc = resample_emit(m, rs, m->ybuf, y_n)))
-			goto out;
-	}
-	if ((rc = resample_emit(m, rs, NULL, 0)))
-		goto out;
-	static const float zero[TP_HIST];
-	meter_add(tp, zero, TP_HIST);
-	double lufs = ts_loudness_integrated(meter);
-	rep->output_lufs = isfinite(lufs) ? lufs : NAN;
-	rep->true_peak_db = tp->peak > 0 ? 20 * log10(tp->peak) : -INFINITY;
-	rep->limited_s = (double)l->limited / m->in_rate;
-	rep->gain_db = gain_db;
-out:
-	if (rs)
-		soxr_delete(rs);
-	if (meter)
-		ts_loudness_free(meter);
-	free(tp);
-	limiter_free(l);
+	render_run *r = run_new(m, gain_db);
+	if (!r)
+		return m->err.code;
+	int rc = read_raw(m, pass, render_block, r);
+	if (!rc)
+		rc = run_end(m, r, rep);
+	run_free(r);
+	return rc;
+}
+
+/* Pass 1 again, from the raw file, when a one-pass rendering missed. */
+static int measure_block(ts_master *m, void *ud, const int16_t *s, size_t n, int last)
+{
+	(void)ud, (void)last;
+	model_add(m->model, s, n);
+	ts_loudness_add_s16(m->in_meter, s, n);
+	return 0;
+}
+
+/* The end of a one-pass rendering: its figures in rep. */
+static int live_end(ts_master *m, ts_master_report *rep)
+{
+	render_run *r = m->live;
+	m->live = NULL;
+	int rc = run_block(m, r, NULL, 0, 1);
+	if (!rc)
+		rc = run_end(m, r, rep);
+	run_free(r);
+	rep->passes = 1;
+	rep->level_lufs = m->o.expect_lufs;
 	return rc;
 }
 
@@ -919,8 +1019,11 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 	int rc = 0;
 	if (!rep)
 		rep = &dummy;
-	*rep = (ts_master_report){
-	    .out_rate = m->out_rate, .input_lufs = NAN, .output_lufs = NAN, .true_peak_db = NAN};
+	*rep = (ts_master_report){.out_rate = m->out_rate,
+	                          .input_lufs = NAN,
+	                          .level_lufs = NAN,
+	                          .output_lufs = NAN,
+	                          .true_peak_db = NAN};
 	if (!m->o.normalize) {
 		if (m->rs && (rc = resample_emit(m, m->rs, NULL, 0))) {
 			if (err)
@@ -932,14 +1035,35 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 		m->w = NULL;
 		goto out;
 	}
-	m->ibuf = malloc(BLOCK * sizeof *m->ibuf);
-	m->fbuf = malloc(BLOCK * sizeof *m->fbuf);
-	m->ybuf = malloc((BLOCK + 1024) * sizeof *m->ybuf);
-	if (!m->ibuf || !m->fbuf || !m->ybuf || fflush(m->raw) != 0) {
-		rc = m->ibuf && m->fbuf && m->ybuf ? ts_errno_code(errno) : TS_ENOMEM;
-		ts_error_set(err, rc, "%s: %s", m->path,
-		             rc != TS_ENOMEM ? strerror(errno) : "out of memory");
+	if (fflush(m->raw) != 0) {
+		rc = ts_errno_code(errno);
+		ts_error_set(err, rc, "%s: %s", m->raw_path, strerror(errno));
 		goto out;
+	}
+	int first = 0;
+	if (m->live) {
+		/* Leveled in one pass: kept when it is close enough; else the
+		 * raw file is measured and rendered again, as below. */
+		if ((rc = live_end(m, rep))) {
+			if (err)
+				*err = m->err;
+			goto out;
+		}
+		double miss = m->o.target_lufs - rep->output_lufs;
+		if (!isfinite(miss) || fabs(miss) <= RETRY_LU) {
+			rep->frames = m->frames_out;
+			rc = ts_writer_commit(m->w, err);
+			m->w = NULL;
+			goto out;
+		}
+		ts_writer_abort(m->w);
+		m->w = NULL;
+		if ((rc = read_raw(m, 0, measure_block, NULL))) {
+			if (err)
+				*err = m->err;
+			goto out;
+		}
+		first = 1;
 	}
 	double in;
 	if (!isfinite(in = ts_loudness_integrated(m->in_meter)))
@@ -951,7 +1075,8 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 	double thresh_db = m->o.ceiling_dbtp - MARGIN_DB;
 	model_end(m->model);
 	double gain = isfinite(in) ? choose_gain(m->model, in, m->o.target_lufs, thresh_db, 1) : 0;
-	for (int pass = 0;; pass++) {
+	rep->level_lufs = in;
+	for (int pass = first;; pass++) {
 		rep->passes = pass + 1;
 		if ((rc = render(m, gain, rep, pass))) {
 			if (err)
@@ -988,6 +1113,7 @@ void ts_master_abort(ts_master *m)
 	if (!m)
 		return;
 	ts_writer_abort(m->w);
+	run_free(m->live);
 	if (m->rs)
 		soxr_delete(m->rs);
 	if (m->raw)
@@ -1005,4 +1131,35 @@ void ts_master_abort(ts_master *m)
 	free(m->ybuf);
 	free(m->rbuf);
 	free(m);
+}
+
+ts_master *ts_master_open_probe(const ts_master_opts *o, int in_rate, ts_error *err)
+{
+	ts_master *m = calloc(1, sizeof *m);
+	if (m) {
+		m->o = *o;
+		m->in_rate = in_rate;
+		m->probe = 1;
+		m->in_meter = ts_loudness_new(in_rate);
+		m->model = calloc(1, sizeof *m->model);
+	}
+	if (!m || !m->in_meter || !m->model) {
+		ts_error_set(err, TS_ENOMEM, "out of memory");
+		ts_master_abort(m);
+		return NULL;
+	}
+	return m;
+}
+
+double ts_master_probe_end(ts_master *m, double *lufs)
+{
+	double in = ts_loudness_integrated(m->in_meter), gain = NAN;
+	model_end(m->model);
+	if (isfinite(in))
+		gain =
+		    choose_gain(m->model, in, m->o.target_lufs, m->o.ceiling_dbtp - MARGIN_DB, 1);
+	if (lufs)
+		*lufs = isfinite(in) ? in : NAN;
+	ts_master_abort(m);
+	return gain;
 }

@@ -3,7 +3,9 @@
  *
  * The finisher's samples come in; the master writes them to a temporary
  * file of raw samples while measuring their loudness (EBU R 128, with
- * the meter of loudness.h).  On commit it reads that file back once: a fixed gain
+ * the meter of loudness.h), or, given the gain beforehand (one_pass),
+ * levels them as they come and keeps the raw file only in case the
+ * result misses.  On commit it reads that file back once: a fixed gain
  * brings the chapter to the target loudness, a look-ahead limiter keeps
  * the true peak under the ceiling where the gain alone would break it
  * (the gain it applies is smooth and never clips), libsoxr resamples
@@ -30,6 +32,12 @@ typedef struct ts_master_opts {
 	double target_lufs;  /* integrated loudness to reach */
 	double ceiling_dbtp; /* true peak never above this */
 	int out_rate;        /* 0: the synthesizer's rate */
+	/* One pass: level with gain_db, chosen beforehand for input at
+	 * about expect_lufs (ts_master_probe_end), as the samples come; the
+	 * chapter is measured and rendered again from its raw samples only
+	 * when the output misses the target by more than 0.3 LU. */
+	int one_pass;
+	double gain_db, expect_lufs;
 } ts_master_opts;
 
 /* What the master did to a chapter (after ts_master_commit). */
@@ -37,6 +45,8 @@ typedef struct ts_master_report {
 	int out_rate;
 	uint64_t frames;     /* frames written at out_rate */
 	double input_lufs;   /* as synthesized; NAN when not measured */
+	double level_lufs;   /* the input loudness the gain was chosen for:
+	                      * input_lufs, or the opts' expect_lufs */
 	double gain_db;      /* fixed gain applied */
 	double output_lufs;  /* measured on the output; NAN when not measured */
 	double true_peak_db; /* of the output, dBTP; NAN when not measured */
@@ -71,6 +81,15 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err);
 
 /* Drop everything written; frees m.  ts_master_abort(NULL) does nothing. */
 void ts_master_abort(ts_master *m);
+
+/* A master that only measures what it takes (ts_master_write) and has no
+ * file: the input loudness of a sample of speech and the gain a chapter
+ * like it would get, for one-pass leveling.  NULL when out of memory. */
+ts_master *ts_master_open_probe(const ts_master_opts *o, int in_rate, ts_error *err);
+
+/* The gain for o's target (NAN when what was taken is silence), the input
+ * loudness into *lufs (may be NULL); frees m. */
+double ts_master_probe_end(ts_master *m, double *lufs);
 
 /* What went wrong last while m was taking samples ("" when nothing did). */
 const char *ts_master_errmsg(const ts_master *m);

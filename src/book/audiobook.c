@@ -629,7 +629,7 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 		repassed += r->audio.passes > 1;
 		/* The gain it took beyond the target's to make up for what
 		 * the limiter took off. */
-		double made_up = r->audio.gain_db - (mo->target_lufs - r->audio.input_lufs);
+		double made_up = r->audio.gain_db - (mo->target_lufs - r->audio.level_lufs);
 		if (mo->normalize && made_up > HEAVY_LIMITING_DB) {
 			if (made_up > most)
 				most = made_up, heaviest = i;

@@ -296,6 +296,55 @@ static void test_master(const char *dir)
 	CHECK(dir_entries(dir) == 0);
 }
 
+/* The gain a probe of x chooses for o's target. */
+static double probe_gain(const ts_master_opts *o, const float *x, size_t n, double *lufs)
+{
+	ts_master *m = ts_master_open_probe(o, RATE, NULL);
+	CHECK(m != NULL);
+	for (size_t i = 0; i < n; i++) {
+		int16_t v = (int16_t)lrintf(x[i] * 32767);
+		CHECK(ts_master_write(m, &v, 1) == 0);
+	}
+	return ts_master_probe_end(m, lufs);
+}
+
+/* One pass: a gain chosen on a probe of like speech brings the chapter to
+ * its target as it comes; a gain far off is found out, and the chapter is
+ * measured and made again from its raw samples. */
+static void test_one_pass(const char *dir)
+{
+	size_t n = (size_t)RATE * 20, got;
+	int rate;
+	float *x = speechlike(n, 0.9, 3), *sample = speechlike(RATE * 5, 0.9, 7);
+	ts_master_opts o = {.normalize = 1, .target_lufs = -20, .ceiling_dbtp = -3};
+	ts_master_report rep;
+	double lufs, tp, in;
+	o.gain_db = probe_gain(&o, sample, RATE * 5, &in);
+	CHECK(isfinite(o.gain_db) && o.gain_db < 0 && in > -20);
+	o.one_pass = 1;
+	o.expect_lufs = in;
+	float *y = master_file(dir, &o, x, n, &got, &rate, &rep);
+	CHECK(got == n);
+	measure(y, got, rate, &lufs, &tp);
+	CHECK(rep.passes == 1 && isnan(rep.input_lufs) && rep.level_lufs == in);
+	CHECK(fabs(lufs + 20) <= 0.3 && tp < -3.0);
+	CHECK(fabs(rep.output_lufs - lufs) < 0.1 && rep.gain_db == o.gain_db);
+	free(y);
+	/* 4 dB off: a second pass, measured, on target. */
+	o.gain_db += 4;
+	y = master_file(dir, &o, x, n, &got, &rate, &rep);
+	CHECK(got == n);
+	measure(y, got, rate, &lufs, &tp);
+	CHECK(rep.passes >= 2 && isfinite(rep.input_lufs) && rep.level_lufs == rep.input_lufs);
+	CHECK(fabs(lufs + 20) <= 0.3 && tp < -3.0);
+	free(y);
+	/* Silence chooses no gain. */
+	memset(sample, 0, RATE * sizeof *sample);
+	CHECK(isnan(probe_gain(&o, sample, RATE, &in)) && isnan(in));
+	free(sample);
+	free(x);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -307,5 +356,6 @@ int main(int argc, char **argv)
 	test_true_peak_reference();
 	test_limiter();
 	test_master(argv[1]);
+	test_one_pass(argv[1]);
 	return check_done("test_master");
 }
