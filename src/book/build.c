@@ -127,6 +127,7 @@ typedef struct spool_chunk {
 typedef struct spool {
 	int fd; /* -1: none */
 	const ts_chapter *ch;
+	const char *path; /* of the chapter's audio */
 	const ts_voice *narrator;
 	const ts_voice *want; /* the first reading: the voice of the text fed */
 	spool_chunk *chunks;  /* every chunk of the chapter, its title's too */
@@ -248,9 +249,9 @@ static int spool_speak(spool *sp, ts_synth *syn, double rate_factor, ts_samples 
 			size_t bytes = pcm->len * sizeof *pcm->data;
 			if (spool_put(sp->fd, pcm->data, bytes))
 				return ts_error_set(err, ts_errno_code(errno),
-				                    "%s: cannot write the quotations' audio to a "
+				                    "%s: cannot write its quotations' audio to a "
 				                    "temporary file: %s",
-				                    sp->ch->display, strerror(errno));
+				                    sp->path, strerror(errno));
 			k->off = end;
 			k->len = pcm->len;
 			end += bytes;
@@ -308,9 +309,9 @@ static int spool_take(spool *sp, const ts_voice *want, ts_samples *pcm, ts_error
 			continue;
 		if (r <= 0)
 			return ts_error_set(err, TS_EIO,
-			                    "%s: cannot read the quotations' audio back from a "
+			                    "%s: cannot read its quotations' audio back from a "
 			                    "temporary file: %s",
-			                    sp->ch->display, r ? strerror(errno) : "end of file");
+			                    sp->path, r ? strerror(errno) : "end of file");
 		got += (size_t)r;
 	}
 	pcm->len = k->len;
@@ -510,7 +511,7 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	}
 	ts_frontend_set_sentence_fn(fe, on_sentence);
 	if (voicing) {
-		sp = (spool){.fd = -1, .ch = ch, .narrator = v};
+		sp = (spool){.fd = -1, .ch = ch, .path = path, .narrator = v};
 		r.sp = &sp;
 		if ((rc = spool_fill(&sp, lang, voicing, path, syn, rate_factor, &r.pcm, &r.cur,
 		                     &res->err)))
