@@ -3,7 +3,10 @@
  * Per chapter: read the body in pieces -> clean -> segment into chunks
  * -> eSpeak -> trim, pause, fade -> audio writer, and a timing cue for
  * each sentence.  Memory is bounded by the longest chunk, never by
- * chapter length.
+ * chapter length; with --dialogue voices, the quotations are spoken
+ * first into an unnamed file (see spool), and memory then also holds 32
+ * bytes per chunk of the chapter, and the text of its quotations until
+ * they are spoken.
  *
  * Pool protocol: each worker has a command pipe from the parent (a
  * chapter index, or -1 to quit) and all share one result pipe to the
