@@ -15,6 +15,9 @@
 #   empty    build into an empty folder
 #   whole    build --book m4b,epub from the finished book: the whole-book
 #            files alone
+#   voices   build --dialogue voices into an empty folder, chapter 1 with
+#            two speakers' quotations (spoken first into an unnamed
+#            temporary file, O_TMPFILE in the output folder)
 #   text     tingshu text of both chapters
 #   pinyin   tingshu pinyin of both chapters
 #
@@ -114,6 +117,9 @@ mkdir book.orig book.edit tmp
 printf '第一章 开始\n天刚亮，村口的老槐树下站着一个少年。\n' >book.orig/1.txt
 printf '第二章 山路\n他背着包袱，望着远方的山路。\n' | iconv -f UTF-8 -t GB18030 >book.orig/2.txt
 cp book.orig/2.txt book.edit/2.txt
+mkdir book.voices
+cp book.orig/2.txt book.voices/2.txt
+printf '第一章 开始\n王夫人笑道：“今天天气真好。”宝玉道：“我也去。”众人都去了。\n' >book.voices/1.txt
 printf '第一章 开始\n天刚亮，村口的老槐树下站着一个少年。他回头看了一眼。\n' >book.edit/1.txt
 BOOK=
 use_book() {
@@ -140,6 +146,10 @@ use_book orig
 cp -a ref.orig ref.whole
 "$T" build -q -j1 --book m4b,epub -o ref.whole book >logs.ref 2>&1 || e2e_die "the whole-book files are not made: $(cat logs.ref)"
 snap ref.whole ref.whole.md5
+use_book voices
+"$T" build -q -j1 --dialogue voices -o ref.voices book >logs.ref 2>&1 || e2e_die "the book does not build with voices: $(cat logs.ref)"
+snap ref.voices ref.voices.md5
+use_book orig
 "$T" text book/1.txt book/2.txt >ref.text 2>logs.ref || e2e_die "text fails: $(cat logs.ref)"
 "$T" pinyin book/1.txt book/2.txt >ref.pinyin 2>logs.ref || e2e_die "pinyin fails"
 [ -s ref.text ] && [ -s ref.pinyin ] || e2e_die "text or pinyin printed nothing"
@@ -170,6 +180,12 @@ scen_prepare() {
 	empty)
 		use_book orig
 		CMD=(build -j1 -o out book) BEFORE=empty.md5 TARGET=ref.orig.md5
+		: >empty.md5
+		;;
+	voices)
+		use_book voices
+		CMD=(build -j1 --dialogue voices -o out book) BEFORE=empty.md5 TARGET=ref.voices.md5
+		HEAL=(--dialogue voices)
 		: >empty.md5
 		;;
 	text | pinyin)
