@@ -37,6 +37,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The loudness --dialogue voices brings every voice to before the
+ * master's gain: under the quietest shipped preset's (cmn-m1, -20.3 LUFS
+ * as eSpeak makes it), since eSpeak's own samples already reach full
+ * scale and cannot be made louder. */
+#define VOICES_LEVEL_LUFS (-20.5)
+
 /* Everything the reader gives, through the front end.  Returns 0, the
  * front end's error, or the reader's (TS_EIO). */
 static int feed_all(ts_reader *rd, ts_frontend *fe)
@@ -647,12 +653,16 @@ static void key_settings(ts_hash *h, const ts_build_job *job)
 	 * elsewhere a chapter more or less keeps the others as they are. */
 	if (job->format->track_total)
 		ts_hash_int(h, (int64_t)ts_book_count(job->book));
-	if (job->voicing)
+	if (job->voicing) {
 		/* The voices: in each chapter's key.  The quotations are
 		 * spoken first (see spool), and eSpeak's sound depends a
 		 * little on what it spoke before: "first" makes the chapters
-		 * of earlier builds, which spoke them in turn, again. */
-		ts_hash_str(h, "dialogue voices, quotations first");
+		 * of earlier builds, which spoke them in turn, again; and
+		 * every voice is leveled to VOICES_LEVEL_LUFS. */
+		ts_hash_str(h, "dialogue voices, quotations first, leveled");
+		ts_hash_double(h, VOICES_LEVEL_LUFS);
+		ts_hash_double(h, v->loudness_lufs);
+	}
 }
 
 /* The voice of the text that follows, in the key. */
@@ -666,6 +676,7 @@ static void key_voice(void *ud, const ts_voice *v, const char *speaker)
 	ts_hash_int(h, v->rate);
 	ts_hash_int(h, v->pitch);
 	ts_hash_int(h, v->pitch_range);
+	ts_hash_double(h, v->loudness_lufs);
 }
 
 static int key_chunk(void *ud, const ts_chunk *c)
@@ -972,6 +983,12 @@ static void worker_main(const ts_build_job *job, int id, int cmd_fd, int res_fd)
 {
 	ts_error err = {0};
 	ts_synth *syn = ts_synth_new(job->voice, job->rate_factor, &err);
+	/* The voices of a book read in its speakers' voices at one loudness:
+	 * a character is not louder than the narrator because eSpeak makes
+	 * its variant louder, and the narrator's sample foresees a chapter's
+	 * level (level_probe). */
+	if (syn && job->voicing)
+		ts_synth_level(syn, VOICES_LEVEL_LUFS);
 	msg m = {.type = syn ? MSG_READY : MSG_INIT_FAIL, .worker = id};
 	if (syn) {
 		m.rate = ts_synth_rate(syn);

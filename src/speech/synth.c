@@ -11,10 +11,14 @@
 #include <espeak-ng/speak_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 struct ts_synth {
 	int pitch, pitch_range;
+	int volume;      /* eSpeak's, 1-100 */
+	double level;    /* ts_synth_level()'s, or NAN */
+	double loudness; /* the voice's loudness_lufs */
 	int rate;
 	int wpm;
 	char voice[160]; /* eSpeak name of the main voice, with variant */
@@ -81,6 +85,18 @@ static void set_params(const ts_synth *s)
 	espeak_ng_SetParameter(espeakRATE, s->wpm, 0);
 	espeak_ng_SetParameter(espeakPITCH, s->pitch, 0);
 	espeak_ng_SetParameter(espeakRANGE, s->pitch_range, 0);
+	espeak_ng_SetParameter(espeakVOLUME, s->volume, 0);
+}
+
+/* The volume that brings a voice of s->loudness to s->level: eSpeak's
+ * samples already reach full scale at 100, so never above. */
+static void level_volume(ts_synth *s)
+{
+	s->volume = 100;
+	if (isfinite(s->level) && isfinite(s->loudness) && s->level < s->loudness) {
+		long vol = lrint(100 * pow(10, (s->level - s->loudness) / 20));
+		s->volume = vol < 1 ? 1 : (int)vol;
+	}
 }
 
 static void status_msg(espeak_ng_STATUS st, const char *what, char *buf, size_t sz)
@@ -114,6 +130,8 @@ static void voice_params(ts_synth *s, const ts_voice *v, double rate_factor)
 	s->wpm = (int)(wpm + 0.5);
 	s->pitch = v->pitch;
 	s->pitch_range = v->pitch_range;
+	s->loudness = v->loudness_lufs;
+	level_volume(s);
 }
 
 ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
@@ -130,6 +148,7 @@ ts_synth *ts_synth_new(const ts_voice *v, double rate_factor, ts_error *err)
 		ts_error_set(err, TS_ENOMEM, NULL);
 		return NULL;
 	}
+	s->level = NAN;
 	espeak_ng_ERROR_CONTEXT ctx = NULL;
 	espeak_ng_InitializePath(NULL);
 	st = espeak_ng_Initialize(&ctx);
@@ -213,6 +232,13 @@ int ts_synth_use(ts_synth *s, const ts_voice *v, double rate_factor)
 	voice_params(s, v, rate_factor);
 	set_params(s);
 	return 0;
+}
+
+void ts_synth_level(ts_synth *s, double lufs)
+{
+	s->level = lufs;
+	level_volume(s);
+	set_params(s);
 }
 
 int ts_synth_rate(const ts_synth *s)

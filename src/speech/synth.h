@@ -38,6 +38,13 @@ void ts_synth_free(ts_synth *s);
  * the voice before kept. */
 int ts_synth_use(ts_synth *s, const ts_voice *v, double rate_factor);
 
+/* Level the voices to lufs from now on, the current one included: a voice
+ * whose preset gives its loudness (loudness_lufs) louder than that is
+ * spoken at the eSpeak volume that brings it there (never louder than
+ * eSpeak's own, whose samples already reach full scale); NAN: every voice
+ * as eSpeak makes it. */
+void ts_synth_level(ts_synth *s, double lufs);
+
 int ts_synth_rate(const ts_synth *s);
 /* The eSpeak speed actually used, in words per minute. */
 int ts_synth_wpm(const ts_synth *s);

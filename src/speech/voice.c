@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ void ts_voice_defaults(ts_voice *v)
 	v->title_pause_ms = 1200;
 	v->lead_in_ms = 300;
 	v->tail_ms = 1000;
+	v->loudness_lufs = NAN;
 }
 
 /* The settings a preset may hold: integer ones with their ranges. */
@@ -95,6 +97,18 @@ static int set_key(ts_voice *v, const char *key, const char *val, char *why, siz
 			return TS_EVOICE;
 		}
 		*(int *)((char *)v + int_keys[i].off) = (int)x;
+		return 0;
+	}
+	if (strcmp(key, "loudness_lufs") == 0) {
+		char *end;
+		errno = 0;
+		double x = strtod(val, &end);
+		if (errno || end == val || *end || !(x >= -70 && x <= 0)) {
+			snprintf(why, whysz, "%s must be a number from -70 to 0, not \"%s\"", key,
+			         val);
+			return TS_EVOICE;
+		}
+		v->loudness_lufs = x;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof str_keys / sizeof str_keys[0]; i++) {

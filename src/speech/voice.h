@@ -34,6 +34,10 @@ typedef struct ts_voice {
 	int title_pause_ms; /* after the spoken chapter title */
 	int lead_in_ms;     /* silence at the start of each chapter file */
 	int tail_ms;        /* silence at the end */
+	/* The loudness of its speech as eSpeak makes it (LUFS, measured by
+	 * tools/voice-loudness.sh), or NAN: what --dialogue voices levels
+	 * the voices of a book by (ts_synth_level). */
+	double loudness_lufs;
 } ts_voice;
 
 /* Fill v with the built-in defaults (the cmn preset's values). */

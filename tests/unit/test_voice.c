@@ -5,6 +5,8 @@
 #include "base/util.h"
 #include "speech/voice.h"
 
+#include <math.h>
+
 static int load_err(const char *dir, const char *name, const char *want)
 {
 	ts_voice v;
@@ -42,6 +44,9 @@ int main(int argc, char **argv)
 	CHECK(load_err(dir, "noequals", "noequals.voice:2: expected") == TS_EVOICE);
 	CHECK(load_err(dir, "range", "range.voice:2: pitch must be a whole number from 0 to 100") ==
 	      TS_EVOICE);
+	CHECK(load_err(dir, "loud", "loud.voice:2: loudness_lufs must be a number from -70 to 0") ==
+	      TS_EVOICE);
+	CHECK(isnan(v.loudness_lufs)); /* good.voice gives none */
 	CHECK(load_err(dir, "cmnvoice", "use cmn-latn-pinyin") == TS_EVOICE);
 	CHECK(load_err(dir, "nosuch", "unknown voice \"nosuch\"") == TS_EVOICE);
 	CHECK(load_err(dir, "a b", "invalid voice name") == TS_EVOICE);
@@ -69,6 +74,8 @@ int main(int argc, char **argv)
 			check_failures++;
 		}
 		CHECK(strcmp(sv.espeak_voice, "cmn-latn-pinyin") == 0);
+		/* --dialogue voices levels them by it (tools/voice-loudness.sh) */
+		CHECK(sv.loudness_lufs >= -25 && sv.loudness_lufs <= -12);
 		free(names[i]);
 	}
 	free(names);
