@@ -60,7 +60,9 @@ typedef struct ts_build_opts {
  * unless a cast file is found), or each quotation is read in its
  * speaker's voice (what `tingshu speakers` prints; a cast file's
  * presets, else one of cmn-m1..4 and cmn-f1..4). */
-enum { TS_DIALOGUE_NARRATOR, TS_DIALOGUE_VOICES };
+/* TS_DIALOGUE_DEFAULT: the narrator, or voices when there is a cast file;
+ * NARRATOR asked for: the narrator, cast file or not. */
+enum { TS_DIALOGUE_DEFAULT, TS_DIALOGUE_NARRATOR, TS_DIALOGUE_VOICES };
 
 void ts_build_opts_init(ts_build_opts *o);
 

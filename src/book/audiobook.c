@@ -219,7 +219,8 @@ static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_erro
 	if (!dl)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->diag, p->ud, err);
-	if (rc < 0 || (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
+	if (rc < 0 || p->o.dialogue == TS_DIALOGUE_NARRATOR ||
+	    (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
 		ts_dialogue_free(dl);
 		return rc < 0 ? rc : 0;
 	}

@@ -132,7 +132,7 @@ static const opt build_rows[] = {
     RANGE(OPT_ROUNDED, "sentence-pause", 0, B(sentence_pause_ms), "MS", "silence between sentences (default: the preset's)", "milliseconds", 0, 10000, NULL),
     RANGE(OPT_ROUNDED, "paragraph-pause", 0, B(paragraph_pause_ms), "MS", "silence between paragraphs (default: the preset's)", "milliseconds", 0, 10000, NULL),
     STRING("timing", 0, B(timing), "LIST", "sentence timing files beside each chapter's audio, comma-separated: srt, vtt, lrc, json (default: srt,vtt); none for no timing files"),
-    CHOICE("dialogue", B(dialogue), "WHO", "who reads the quotations: narrator (the default) or voices: each in its speaker's voice, as 'tingshu speakers' attributes them (the cast file's preset, else one of the eight cmn-m1..4, cmn-f1..4 chosen by the name, female for a woman); a cast file also switches voices on", "narrator or voices", dialogues, dialogue_values),
+    CHOICE("dialogue", B(dialogue), "WHO", "who reads the quotations: narrator (the default) or voices: each in its speaker's voice, as 'tingshu speakers' attributes them (the cast file's preset, else one of the eight cmn-m1..4, cmn-f1..4 chosen by the name, female for a woman); a cast file also switches voices on, unless narrator is asked for", "narrator or voices", dialogues, dialogue_values),
     STRING("cast", 0, B(cast), "FILE", "the cast file, as for 'tingshu speakers' (default: a cast.txt beside the first input)"),
     FLAG("force", 0, B(force), "build every chapter again, even those up to date"),
     STRING("chapters", 0, B(chapters), "LIST", "build only these chapters, numbered as in the file names: 3,5-7"),

@@ -10,7 +10,8 @@
 # - the manifest's settings say "dialogue": "voices" and the cast;
 # - a chapter built alone (--chapters) is the one of the whole book;
 # - a cast file's preset is used (王夫人 cast as cmn-m1: lower than the
-#   pool's female voice), and a cast file switches voices on by itself.
+#   pool's female voice), and a cast file switches voices on by itself,
+#   unless --dialogue narrator is given.
 # Extra argument: the pitch tool (tools/pitch.c).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
@@ -40,6 +41,7 @@ build voices1 voices1 -j1 --dialogue voices --timing srt,vtt,json book/book.txt
 build voices2 voices2 -j2 --dialogue voices --timing srt,vtt,json book/book.txt
 build cast cast_out -j1 cast/book.txt
 build cast_flag cast_flag -j1 --cast cast/cast.txt --dialogue voices book/book.txt
+build cast_narrator cast_narrator -j1 --dialogue narrator cast/book.txt
 
 same_files() { # A B LABEL
 	local f
@@ -54,6 +56,8 @@ cmp -s "$(audio plain)" "$(audio voices1)" && fail "--dialogue voices: the audio
 # The manifests differ: they name the source.
 cmp -s "$(audio cast_out)" "$(audio cast_flag)" ||
 	fail "a cast.txt beside the book and --cast give different audio"
+cmp -s "$(audio plain)" "$(audio cast_narrator)" ||
+	fail "--dialogue narrator with a cast.txt beside the book is not the plain build's audio"
 
 # Two chapters: the second built alone sounds as in the whole book.
 mkdir -p two
