@@ -822,8 +822,8 @@ static int probe_chunk(void *ud, const ts_chunk *c)
 }
 
 /* Speak level_sample in voice v through the finisher and measure it: the
- * gain of one-pass leveling and the loudness it is for.  Returns 0 or an
- * error code. */
+ * gain of one-pass leveling and the loudness it is for (NAN when it is
+ * silence).  Returns 0 or an error code. */
 static int level_probe(ts_synth *syn, const ts_voice *v, const ts_lang *lang,
                        const ts_master_opts *mo, double level[2])
 {
@@ -844,10 +844,13 @@ static int level_probe(ts_synth *syn, const ts_voice *v, const ts_lang *lang,
 	ts_samples_free(&p.pcm);
 	if (m)
 		level[0] = ts_master_probe_end(m, &level[1]);
-	if (!rc && m && !isfinite(level[0]))
-		rc = TS_EAUDIO; /* eSpeak said nothing of it */
 	return rc;
 }
+
+typedef struct probe_result {
+	int rc;
+	double level[2]; /* gain, loudness */
+} probe_result;
 
 /* level_probe() in a fork of the worker, whose eSpeak is then as fresh
  * for each chapter as if it had not spoken (see worker_main): mo gets
@@ -862,19 +865,13 @@ static int level_probe_fork(ts_synth *syn, const ts_voice *v, const ts_lang *lan
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		close(fd[0]);
-		struct {
-			int rc;
-			double level[2];
-		} r = {0};
+		probe_result r = {0};
 		r.rc = level_probe(syn, v, lang, mo, r.level);
 		_exit(write_all(fd[1], &r, sizeof r) ? 1 : 0);
 	}
 	int rc = pid < 0 ? ts_errno_code(errno) : 0;
 	close(fd[1]);
-	struct {
-		int rc;
-		double level[2];
-	} r = {.rc = TS_ECHILD};
+	probe_result r = {.rc = TS_ECHILD};
 	if (pid > 0 && read_all(fd[0], &r, sizeof r) != 0)
 		r.rc = TS_ECHILD;
 	close(fd[0]);
@@ -882,7 +879,9 @@ static int level_probe_fork(ts_synth *syn, const ts_voice *v, const ts_lang *lan
 	if (pid > 0)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-	if (!rc && !(rc = r.rc)) {
+	/* A voice that says nothing of the sample (NAN) has its chapters
+	 * measured first, in every worker alike. */
+	if (!rc && !(rc = r.rc) && isfinite(r.level[0])) {
 		mo->one_pass = 1;
 		mo->gain_db = r.level[0];
 		mo->expect_lufs = r.level[1];
