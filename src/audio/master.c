@@ -642,7 +642,6 @@ struct ts_master {
 	size_t rcap;
 	uint64_t frames_in; /* taken by ts_master_write */
 	loss_model *model;  /* what the limiter will take */
-	int probe;          /* measures only (ts_master_open_probe) */
 	render_run *live;   /* one pass: leveled as the samples come */
 	ts_master_progress_fn progress;
 	void *progress_ud;
@@ -1139,7 +1138,6 @@ ts_master *ts_master_open_probe(const ts_master_opts *o, int in_rate, ts_error *
 	if (m) {
 		m->o = *o;
 		m->in_rate = in_rate;
-		m->probe = 1;
 		m->in_meter = ts_loudness_new(in_rate);
 		m->model = calloc(1, sizeof *m->model);
 	}
