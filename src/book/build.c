@@ -4,18 +4,17 @@
  * -> eSpeak -> trim, pause, fade -> audio writer, and a timing cue for
  * each sentence.  Memory is bounded by the longest chunk, never by
  * chapter length; with --dialogue voices, the quotations are spoken
- * first into an unnamed file (see spool), and memory then also holds 32
- * bytes per chunk of the chapter, and the text of its quotations until
- * they are spoken.
+ * first into an unnamed file, the spool, which adds a little memory (see
+ * voiced.c).
  *
  * Pool protocol: each worker has a command pipe from the parent (a
  * chapter index, or -1 to quit) and all share one result pipe to the
  * parent; every message is smaller than PIPE_BUF, so writes from several
  * workers never interleave. */
-#define _GNU_SOURCE /* O_TMPFILE, memfd_create */
 #include "book/build.h"
 
 #include "book/state.h"
+#include "book/voiced.h"
 
 #include "audio/cues.h"
 #include "audio/finish.h"
@@ -30,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -54,288 +52,6 @@ static int feed_all(ts_reader *rd, ts_frontend *fe)
 		if ((rc = ts_frontend_feed(fe, piece, len, line_end)))
 			return rc;
 	return got;
-}
-
-/* ---- dialogue in the speakers' voices ----------------------------- */
-
-/* Told the voice and the speaker (NULL: narration) of the text about to
- * be fed. */
-typedef void (*voice_fn)(void *ud, const ts_voice *v, const char *speaker);
-
-static int same_speaker(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
-}
-
-/* Paragraph p[0..n) through the front end span by span (casting.h); a
- * clause ends where the voice or the speaker changes, so that no chunk
- * (and no cue) has two. */
-static int feed_spans(const ts_voicing *vo, const ts_voice *narrator, ts_casting *cast,
-                      const char *p, size_t n, ts_frontend *fe, voice_fn fn, void *ud)
-{
-	int rc = ts_casting_paragraph(cast, vo->dialogue, vo->voices, narrator, p, n);
-	for (size_t i = 0; !rc && i < cast->n; i++) {
-		const ts_voice_span *s = &cast->spans[i];
-		int last = i + 1 == cast->n;
-		fn(ud, s->voice, s->speaker);
-		rc = ts_frontend_feed(fe, p + s->start, s->end - s->start, last);
-		if (!rc && !last &&
-		    (cast->spans[i + 1].voice != s->voice ||
-		     !same_speaker(cast->spans[i + 1].speaker, s->speaker)))
-			rc = ts_frontend_end_clause(fe);
-	}
-	if (!rc && cast->n == 0)
-		rc = ts_frontend_feed(fe, p, 0, 1); /* an empty line */
-	return rc;
-}
-
-/* As feed_all(), a paragraph at a time, its quotations in their voices. */
-static int feed_voiced(ts_reader *rd, ts_frontend *fe, const ts_voicing *vo,
-                       const ts_voice *narrator, voice_fn fn, void *ud)
-{
-	const char *piece;
-	size_t len;
-	int line_end, got, rc = 0;
-	ts_buf para = {0};
-	ts_casting cast = {0};
-	ts_dialogue_chapter(vo->dialogue);
-	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0) {
-		if ((rc = ts_buf_append(&para, piece, len)) || !line_end)
-			continue;
-		rc = feed_spans(vo, narrator, &cast, para.data ? para.data : "", para.len, fe, fn,
-		                ud);
-		ts_buf_clear(&para);
-	}
-	if (!rc && got < 0)
-		rc = got;
-	if (!rc && para.len) /* a last line without its newline */
-		rc = feed_spans(vo, narrator, &cast, para.data, para.len, fe, fn, ud);
-	ts_buf_free(&para);
-	ts_casting_free(&cast);
-	return rc;
-}
-
-/* ---- the quotations spoken first ----------------------------------- */
-
-/* eSpeak NG loads a voice again, its whole dictionary included, at every
- * change of voice.  So with voices a chapter is read twice by the front
- * end (cheap beside speech): the first reading only lists the chunks;
- * the quotations are then spoken voice by voice, in the order each voice
- * is first heard, into an unnamed file (the spool: O_TMPFILE in the
- * output folder, or memory), and the second reading speaks the narration
- * and takes each quotation's samples from the spool, in book order.  A
- * chapter changes voice once per voice heard, plus one back to the
- * narrator, instead of twice per quotation.  The reading is the same
- * both times (feed_voiced() starts the chapter's dialogue afresh); a
- * difference is an internal error, never other audio. */
-typedef struct spool_chunk {
-	const ts_voice *voice; /* NULL: the narrator's */
-	size_t text;           /* the text to speak: an offset in the texts */
-	uint64_t off;          /* its samples in the spool: offset in bytes */
-	size_t len;            /* and number; off is UINT64_MAX until spoken */
-} spool_chunk;
-
-typedef struct spool {
-	int fd; /* -1: none */
-	const ts_chapter *ch;
-	const char *path; /* of the chapter's audio */
-	const ts_voice *narrator;
-	const ts_voice *want; /* the first reading: the voice of the text fed */
-	spool_chunk *chunks;  /* every chunk of the chapter, its title's too */
-	size_t n, cap;
-	size_t next;  /* the second reading: its next chunk */
-	ts_buf texts; /* the quotations' texts, each ended by a NUL, until spoken */
-} spool;
-
-static void spool_want(void *ud, const ts_voice *v, const char *speaker)
-{
-	(void)speaker;
-	((spool *)ud)->want = v;
-}
-
-static int spool_chunk_fn(void *ud, const ts_chunk *c)
-{
-	spool *sp = ud;
-	if (TS_GROW(sp->chunks, sp->cap, sp->n + 1))
-		return TS_ENOMEM;
-	spool_chunk *k = &sp->chunks[sp->n++];
-	*k = (spool_chunk){.off = UINT64_MAX};
-	if (sp->want == sp->narrator)
-		return 0;
-	const char *t = c->spoken ? c->spoken : c->text;
-	k->voice = sp->want;
-	k->text = sp->texts.len;
-	return ts_buf_append(&sp->texts, t, strlen(t) + 1);
-}
-
-/* The first reading of chapter sp->ch, as ts_speak_chapter() reads it:
- * the title, then the body.  0, or a code (err filled for a read error). */
-static int spool_read(spool *sp, const ts_lang *lang, const ts_voicing *vo, ts_error *err)
-{
-	const ts_chapter *ch = sp->ch;
-	int rc = 0;
-	ts_reader *rd = NULL;
-	ts_frontend *fe = ts_frontend_new(lang, spool_chunk_fn, NULL, sp);
-	if (!fe) {
-		rc = TS_ENOMEM;
-		goto out;
-	}
-	sp->want = sp->narrator;
-	if (ch->title_spoken && (rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
-		goto out;
-	if (!(rd = ts_reader_open(ch, &rc))) {
-		ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
-		goto out;
-	}
-	rc = feed_voiced(rd, fe, vo, sp->narrator, spool_want, sp);
-	if (rc == TS_EIO)
-		ts_error_set(err, rc, "%s: read error", ch->display);
-out:
-	ts_frontend_free(fe);
-	ts_reader_free(rd);
-	return rc;
-}
-
-/* An unnamed file for the samples, in the folder of path (or in memory
- * where the file system has no O_TMPFILE): nothing is left of it on any
- * way out.  0, or a code with err filled. */
-static int spool_open(spool *sp, const char *path, ts_error *err)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir =
-	    slash ? ts_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : ts_strdup(".");
-	if (!dir)
-		return ts_error_set(err, TS_ENOMEM, NULL);
-	sp->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (sp->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
-		sp->fd = memfd_create("tingshu-quotations", MFD_CLOEXEC);
-	int rc = 0;
-	if (sp->fd < 0)
-		rc = ts_error_set(err, ts_errno_code(errno),
-		                  "%s: cannot make a temporary file for the quotations' audio: %s",
-		                  dir, strerror(errno));
-	free(dir);
-	return rc;
-}
-
-/* n bytes of p to fd: 0, or -1 with errno set. */
-static int spool_put(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n > 0) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* The quotations of the first reading, voice by voice, into the spool;
- * *cur gets the synthesizer's voice.  0, or a code with err filled. */
-static int spool_speak(spool *sp, ts_synth *syn, double rate_factor, ts_samples *pcm,
-                       const ts_voice **cur, ts_error *err)
-{
-	uint64_t end = 0;
-	int rc = 0;
-	for (size_t i = 0; i < sp->n; i++) {
-		const ts_voice *v = sp->chunks[i].voice;
-		if (!v || sp->chunks[i].off != UINT64_MAX)
-			continue;
-		if ((rc = ts_synth_use(syn, v, rate_factor)))
-			return ts_error_set(err, rc, "%s", ts_synth_errmsg(syn));
-		*cur = v;
-		for (size_t j = i; j < sp->n; j++) {
-			spool_chunk *k = &sp->chunks[j];
-			if (k->voice != v)
-				continue;
-			if ((rc = ts_synth_speak(syn, sp->texts.data + k->text, pcm)))
-				return ts_error_set(err, rc, "%s", ts_synth_errmsg(syn));
-			size_t bytes = pcm->len * sizeof *pcm->data;
-			if (spool_put(sp->fd, pcm->data, bytes))
-				return ts_error_set(err, ts_errno_code(errno),
-				                    "%s: cannot write its quotations' audio to a "
-				                    "temporary file: %s",
-				                    sp->path, strerror(errno));
-			k->off = end;
-			k->len = pcm->len;
-			end += bytes;
-		}
-	}
-	return 0;
-}
-
-/* Read the chapter (sp->ch, whose narrator is sp->narrator) once and
- * speak its quotations into the spool, for the audio at path.  0, or a
- * code with err filled. */
-static int spool_fill(spool *sp, const ts_lang *lang, const ts_voicing *vo, const char *path,
-                      ts_synth *syn, double rate_factor, ts_samples *pcm, const ts_voice **cur,
-                      ts_error *err)
-{
-	int rc = spool_read(sp, lang, vo, err);
-	if (!rc)
-		rc = spool_open(sp, path, err);
-	if (!rc)
-		rc = spool_speak(sp, syn, rate_factor, pcm, cur, err);
-	ts_buf_free(&sp->texts);
-	return rc;
-}
-
-/* The second reading gave a chunk in another voice than the first, or
- * another number of chunks: a bug, said as one. */
-static int spool_differs(const spool *sp, ts_error *err)
-{
-	return ts_error_set(err, TS_EINVAL,
-	                    "%s: chapter \"%s\": internal error: the two readings of the chapter "
-	                    "differ (%zu chunks in the first, a difference at chunk %zu)",
-	                    sp->ch->display, sp->ch->title, sp->n, sp->next + 1);
-}
-
-/* The samples of the second reading's next chunk, in voice want, into
- * pcm: 0 when they came from the spool, 1 for the narrator's chunk, to be
- * spoken now, or a code with err filled. */
-static int spool_take(spool *sp, const ts_voice *want, ts_samples *pcm, ts_error *err)
-{
-	if (sp->next >= sp->n)
-		return spool_differs(sp, err);
-	const spool_chunk *k = &sp->chunks[sp->next];
-	if ((k->voice ? k->voice : sp->narrator) != want)
-		return spool_differs(sp, err);
-	sp->next++;
-	if (!k->voice)
-		return 1;
-	if (TS_GROW(pcm->data, pcm->cap, k->len))
-		return ts_error_set(err, TS_ENOMEM, NULL);
-	size_t bytes = k->len * sizeof *pcm->data, got = 0;
-	while (got < bytes) {
-		ssize_t r =
-		    pread(sp->fd, (char *)pcm->data + got, bytes - got, (off_t)(k->off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ts_error_set(err, TS_EIO,
-			                    "%s: cannot read its quotations' audio back from a "
-			                    "temporary file: %s",
-			                    sp->path, r ? strerror(errno) : "end of file");
-		got += (size_t)r;
-	}
-	pcm->len = k->len;
-	return 0;
-}
-
-static void spool_free(spool *sp)
-{
-	if (sp->fd >= 0)
-		close(sp->fd);
-	sp->fd = -1;
-	free(sp->chunks);
-	ts_buf_free(&sp->texts);
 }
 
 /* ---- one chapter -------------------------------------------------- */
@@ -365,7 +81,7 @@ typedef struct chapter_run {
 	double rate_factor;
 	const char *want_speaker, *cue_speaker; /* of the text fed; of the cue's first chunk */
 	int voiced;
-	spool *sp; /* voiced: the quotations, spoken first */
+	ts_spool *sp; /* voiced: the quotations, spoken first */
 } chapter_run;
 
 static void want_voice(void *ud, const ts_voice *v, const char *speaker)
@@ -378,7 +94,7 @@ static void want_voice(void *ud, const ts_voice *v, const char *speaker)
 static int speak(chapter_run *r, const char *text, ts_break brk)
 {
 	/* With voices, a quotation's samples are in the spool already. */
-	int now = r->sp ? spool_take(r->sp, r->want, &r->pcm, &r->res->err) : 1, rc = 0;
+	int now = r->sp ? ts_spool_take(r->sp, r->want, &r->pcm, &r->res->err) : 1, rc = 0;
 	if (now < 0)
 		return now;
 	if (now && r->want != r->cur) {
@@ -497,7 +213,6 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	                 .voiced = voicing != NULL};
 	ts_frontend *fe = NULL;
 	ts_reader *rd = NULL;
-	spool sp = {.fd = -1};
 	memset(res, 0, sizeof *res);
 	double t0 = ts_seconds(), t1;
 
@@ -522,10 +237,12 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 	}
 	ts_frontend_set_sentence_fn(fe, on_sentence);
 	if (voicing) {
-		sp = (spool){.fd = -1, .ch = ch, .path = path, .narrator = v};
-		r.sp = &sp;
-		if ((rc = spool_fill(&sp, lang, voicing, path, syn, rate_factor, &r.pcm, &r.cur,
-		                     &res->err)))
+		if (!(r.sp = ts_spool_new(ch, path, v))) {
+			rc = TS_ENOMEM;
+			goto out;
+		}
+		if ((rc = ts_spool_fill(r.sp, lang, voicing, syn, rate_factor, &r.pcm, &r.cur,
+		                        &res->err)))
 			goto out;
 	}
 	if (ch->title_spoken) {
@@ -543,9 +260,9 @@ int ts_speak_chapter(ts_synth *syn, const ts_voice *v, const ts_lang *lang, cons
 		ts_error_set(&res->err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 		goto out;
 	}
-	rc = voicing ? feed_voiced(rd, fe, voicing, v, want_voice, &r) : feed_all(rd, fe);
-	if (!rc && r.sp && sp.next != sp.n)
-		rc = spool_differs(&sp, &res->err);
+	rc = voicing ? ts_feed_voiced(rd, fe, voicing, v, want_voice, &r) : feed_all(rd, fe);
+	if (!rc && r.sp)
+		rc = ts_spool_end(r.sp, &res->err);
 	if (rc) {
 		/* A failure downstream (a full disk) has said what it was. */
 		if (rc == TS_EIO && !res->err.code)
@@ -608,7 +325,7 @@ out:
 	ts_frontend_free(fe);
 	ts_finish_free(r.fin);
 	ts_samples_free(&r.pcm);
-	spool_free(&sp);
+	ts_spool_free(r.sp);
 	return rc;
 }
 
@@ -655,7 +372,7 @@ static void key_settings(ts_hash *h, const ts_build_job *job)
 		ts_hash_int(h, (int64_t)ts_book_count(job->book));
 	if (job->voicing) {
 		/* The voices: in each chapter's key.  The quotations are
-		 * spoken first (see spool), and eSpeak's sound depends a
+		 * spoken first (see voiced.c), and eSpeak's sound depends a
 		 * little on what it spoke before: "first" makes the chapters
 		 * of earlier builds, which spoke them in turn, again; and
 		 * every voice is leveled to VOICES_LEVEL_LUFS. */
@@ -723,7 +440,7 @@ int ts_chapter_key(const ts_build_job *job, size_t i, char key[TS_HASH_HEX], ts_
 		ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 		goto out;
 	}
-	rc = job->voicing ? feed_voiced(rd, fe, job->voicing, job->voice, key_voice, &h)
+	rc = job->voicing ? ts_feed_voiced(rd, fe, job->voicing, job->voice, key_voice, &h)
 	                  : feed_all(rd, fe);
 	if (rc == TS_EIO)
 		ts_error_set(err, rc, "%s: read error", ch->display);

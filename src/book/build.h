@@ -11,6 +11,7 @@
 
 #include "book/casting.h"
 #include "book/input.h"
+#include "book/voiced.h"
 #include "zh/lang.h"
 #include "audio/master.h"
 #include "base/hash.h"
@@ -40,15 +41,6 @@ typedef struct ts_chapter_result {
  * level. */
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
                                        double finishing);
-
-/* Dialogue read in the speakers' voices (tingshu build --dialogue voices):
- * the book's speakers learnt (both readings of d done once for the whole
- * book, so that each chapter is attributed the same whatever else was
- * read: see ts_dialogue_book()), and the presets they are cast in. */
-typedef struct ts_voicing {
-	ts_dialogue *dialogue;
-	ts_voice_cache *voices;
-} ts_voicing;
 
 /* Speak chapter ch with syn, voice v and language data lang into the
  * audio file path, written with the quality, tags and owner of wo (its
