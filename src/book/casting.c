@@ -33,7 +33,8 @@ const ts_voice *ts_casting_voice(ts_voice_cache *vc, const ts_voice *narrator,
 	if (a->voice)
 		v = ts_voice_cache_get(vc, a->voice, NULL);
 	if (!v)
-		v = ts_voice_cache_get(vc, ts_dialogue_pool_voice(a->speaker, a->female), NULL);
+		v = ts_voice_cache_get(
+		    vc, a->pool ? a->pool : ts_dialogue_pool_voice(a->speaker, a->female), NULL);
 	return v ? v : narrator;
 }
 

@@ -3,6 +3,7 @@
  * A paragraph is decoded once into code points with their byte offsets;
  * the rules below work on clauses (runs between ，。！？；：) of the text
  * around each quotation.  Word lists are tables, searched in order. */
+#define _GNU_SOURCE /* qsort_r */
 #include "zh/dialogue.h"
 
 #include "base/lines.h"
@@ -37,6 +38,8 @@ typedef struct group {
 	char *voice; /* from the cast, or NULL */
 	int cast;    /* named by the cast: its first name stays */
 	int female;  /* times the book wrote of the name as a woman */
+	int quotes;  /* quotations the first reading gave it */
+	int pool;    /* its voice of the pool (ts_dialogue_settle), or -1 */
 } group;
 
 struct ts_dialogue {
@@ -280,6 +283,7 @@ static int new_group(ts_dialogue *d, const uint32_t *cp, size_t len)
 		return TS_ENOMEM;
 	group *g = &d->groups[d->ngroups];
 	memset(g, 0, sizeof *g);
+	g->pool = -1;
 	if (!(g->canon = utf8_of(cp, len)))
 		return TS_ENOMEM;
 	return (int)d->ngroups++;
@@ -317,6 +321,8 @@ static void merge(ts_dialogue *d, int from, int to)
 		return;
 	d->groups[to].female += d->groups[from].female;
 	d->groups[from].female = 0;
+	d->groups[to].quotes += d->groups[from].quotes;
+	d->groups[from].quotes = 0;
 	for (size_t i = 0; i < d->nnames; i++)
 		if (d->names[i].group == from)
 			d->names[i].group = to;
@@ -358,6 +364,41 @@ static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 /* Short forms: a one-character name that ends a single longer name is
  * that name (飞: 张飞), and so is a name that is the end of one longer by a
  * character (宝玉: 贾宝玉). */
+static const char *const pool[2][4] = {{"cmn-m1", "cmn-m2", "cmn-m3", "cmn-m4"},
+                                       {"cmn-f1", "cmn-f2", "cmn-f3", "cmn-f4"}};
+
+/* More quotations first; of as many, the one the book named first. */
+static int by_quotes(const void *a, const void *b, void *ud)
+{
+	const group *g = ud;
+	int x = *(const int *)a, y = *(const int *)b;
+	if (g[x].quotes != g[y].quotes)
+		return g[x].quotes > g[y].quotes ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* The speakers without a voice in the cast take the pool's in turn, the
+ * one who speaks most first: the four who speak most of each sex have
+ * voices of their own, then the turn comes round again. */
+static void pool_voices(ts_dialogue *d)
+{
+	int *order = malloc((d->ngroups ? d->ngroups : 1) * sizeof *order);
+	if (!order) /* short of memory: the pool by the name (ts_dialogue_pool_voice) */
+		return;
+	size_t n = 0, turn[2] = {0, 0};
+	for (size_t g = 0; g < d->ngroups; g++) {
+		d->groups[g].pool = -1;
+		if (d->groups[g].quotes > 0 && !d->groups[g].voice)
+			order[n++] = (int)g;
+	}
+	qsort_r(order, n, sizeof *order, by_quotes, d->groups);
+	for (size_t i = 0; i < n; i++) {
+		int female = d->groups[order[i]].female > 0;
+		d->groups[order[i]].pool = (int)(turn[female]++ % 4);
+	}
+	free(order);
+}
+
 void ts_dialogue_settle(ts_dialogue *d)
 {
 	for (size_t i = 0; i < d->nnames; i++) {
@@ -376,6 +417,7 @@ void ts_dialogue_settle(ts_dialogue *d)
 		if (found >= 0 && !many && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
+	pool_voices(d);
 }
 
 /* ---- the cast ------------------------------------------------------------ */
@@ -1118,7 +1160,10 @@ int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
 	said *s = malloc(sizeof *s);
 	int rc = s ? decode(d, p, n) : TS_ENOMEM;
 	if (!rc) {
-		attribute(d, s);
+		size_t nq = attribute(d, s);
+		for (size_t k = 0; k < nq; k++)
+			if (s->who[k] >= 0)
+				d->groups[s->who[k]].quotes++;
 		women(d);
 	}
 	free(s);
@@ -1127,8 +1172,6 @@ int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
 
 const char *ts_dialogue_pool_voice(const char *speaker, int female)
 {
-	static const char *const pool[2][4] = {{"cmn-m1", "cmn-m2", "cmn-m3", "cmn-m4"},
-	                                       {"cmn-f1", "cmn-f2", "cmn-f3", "cmn-f4"}};
 	uint32_t h = 2166136261u; /* FNV-1a */
 	for (const unsigned char *c = (const unsigned char *)speaker; *c; c++)
 		h = (h ^ *c) * 16777619u;
@@ -1150,6 +1193,9 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 		                                 : "-",
 		    .voice = w >= 0 ? d->groups[w].voice : NULL,
 		    .female = w >= 0 && d->groups[w].female > 0,
+		    .pool = w >= 0 && d->groups[w].pool >= 0
+		                ? pool[d->groups[w].female > 0][d->groups[w].pool]
+		                : NULL,
 		    .why = s->why[k],
 		};
 		rc = fn(ud, &a);

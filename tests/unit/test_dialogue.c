@@ -107,6 +107,11 @@ static int is_female(void *ud, const ts_attribution *a)
 	return ts_buf_printf(out, "%s:%d ", a->speaker, a->female);
 }
 
+static int pool_of(void *ud, const ts_attribution *a)
+{
+	return ts_buf_printf(ud, "%s=%s ", a->speaker, a->pool ? a->pool : "-");
+}
+
 /* Who is written of as a woman, and the voices of the pool. */
 static void women_case(void)
 {
@@ -137,7 +142,28 @@ static void women_case(void)
 		ts_buf_free(&out);
 	}
 	ts_dialogue_free(d);
-	/* The pool: by the name, the same every time, female for a woman. */
+	/* The pool, in turn by how much each speaks: 刘备 and 张飞, whose names
+	 * hash to one voice (cmn-m3), get two; 刘备 speaks most. */
+	static const char *const three[] = {"刘备曰：“二弟。”关羽曰：“兄长。”",
+	                                    "张飞曰：“哥哥。”刘备曰：“三弟。”", "刘备曰：“走。”"};
+	d = ts_dialogue_new();
+	for (size_t i = 0; i < 3; i++)
+		CHECK(ts_dialogue_learn(d, three[i], strlen(three[i])) == 0);
+	ts_dialogue_settle(d);
+	ts_dialogue_chapter(d);
+	ts_buf voices = {0};
+	for (size_t i = 0; i < 3; i++)
+		CHECK(ts_dialogue_attribute(d, three[i], strlen(three[i]), pool_of, &voices) == 0);
+	const char *want = "刘备=cmn-m1 关羽=cmn-m2 张飞=cmn-m3 刘备=cmn-m1 刘备=cmn-m1 ";
+	if (!voices.data || strcmp(voices.data, want) != 0) {
+		fprintf(stderr, "pool: got \"%s\", want \"%s\"\n", voices.data ? voices.data : "",
+		        want);
+		check_failures++;
+	}
+	ts_buf_free(&voices);
+	ts_dialogue_free(d);
+	/* Without the first reading: by the name, the same every time, female
+	 * for a woman. */
 	CHECK(strcmp(ts_dialogue_pool_voice("宝玉", 0), ts_dialogue_pool_voice("宝玉", 0)) == 0);
 	CHECK(strncmp(ts_dialogue_pool_voice("宝玉", 0), "cmn-m", 5) == 0);
 	CHECK(strncmp(ts_dialogue_pool_voice("黛玉", 1), "cmn-f", 5) == 0);
