@@ -91,22 +91,7 @@ static int vtt_header(ts_buf *b)
 }
 
 /* WebVTT cue text is markup: & < > are escaped, which also keeps "-->"
- * out of it. */
-static int vtt_escaped(ts_buf *b, const char *text)
-{
-	int rc = 0;
-	for (const char *p = text; *p && !rc; p++) {
-		switch (*p) {
-		case '&': rc = ts_buf_printf(b, "&amp;"); break;
-		case '<': rc = ts_buf_printf(b, "&lt;"); break;
-		case '>': rc = ts_buf_printf(b, "&gt;"); break;
-		default: rc = ts_buf_putc(b, *p);
-		}
-	}
-	return rc;
-}
-
-/* A quotation's speaker is a voice span: <v NAME>text. */
+ * out of it.  A quotation's speaker is a voice span: <v NAME>text. */
 static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
 {
 	/* The identifier: the cue's number, and a pilcrow when it starts a
@@ -118,10 +103,10 @@ static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, 
 	rc = rc ? rc : ts_buf_putc(b, '\n');
 	if (cf->speaker) {
 		rc = rc ? rc : ts_buf_printf(b, "<v ");
-		rc = rc ? rc : vtt_escaped(b, cf->speaker);
+		rc = rc ? rc : ts_buf_xml(b, cf->speaker, strlen(cf->speaker));
 		rc = rc ? rc : ts_buf_putc(b, '>');
 	}
-	rc = rc ? rc : vtt_escaped(b, text);
+	rc = rc ? rc : ts_buf_xml(b, text, strlen(text));
 	return rc ? rc : ts_buf_printf(b, "\n\n");
 }
 

@@ -73,6 +73,20 @@ int ts_buf_putc(ts_buf *b, char c)
 	return ts_buf_append(b, &c, 1);
 }
 
+int ts_buf_xml(ts_buf *b, const char *s, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		switch (s[i]) {
+		case '&': rc = ts_buf_append(b, "&amp;", 5); break;
+		case '<': rc = ts_buf_append(b, "&lt;", 4); break;
+		case '>': rc = ts_buf_append(b, "&gt;", 4); break;
+		default: rc = ts_buf_putc(b, s[i]);
+		}
+	}
+	return rc;
+}
+
 int ts_buf_printf(ts_buf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -30,6 +30,9 @@ int ts_buf_error(const ts_buf *b);
 int ts_buf_reserve(ts_buf *b, size_t extra);
 int ts_buf_append(ts_buf *b, const void *p, size_t n);
 int ts_buf_putc(ts_buf *b, char c);
+/* s[0..n) with the XML specials & < > escaped (SSML for eSpeak, WebVTT
+ * cue text).  0 or the buffer's error. */
+int ts_buf_xml(ts_buf *b, const char *s, size_t n);
 int ts_buf_printf(ts_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s as a JSON string literal (quoted, escaped) to b. */
 int ts_json_string(ts_buf *b, const char *s);

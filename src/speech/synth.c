@@ -266,21 +266,6 @@ const char *ts_synth_errmsg(const ts_synth *s)
 	return s->errmsg;
 }
 
-/* Append s[0..n) to b with the XML specials escaped. */
-static int append_escaped(ts_buf *b, const char *s, size_t n)
-{
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		switch (s[i]) {
-		case '&': rc = ts_buf_append(b, "&amp;", 5); break;
-		case '<': rc = ts_buf_append(b, "&lt;", 4); break;
-		case '>': rc = ts_buf_append(b, "&gt;", 4); break;
-		default: rc = ts_buf_putc(b, s[i]);
-		}
-	}
-	return rc;
-}
-
 /* A tone-numbered pinyin syllable starts at p ("hang2", "lv4"): lower-case
  * letters, a tone digit, and no letter or digit after it.  The g2p stage
  * writes Han characters so, and no Latin word the normalizer lets through
@@ -345,7 +330,7 @@ int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_bu
 		int word = ts_is_latin((unsigned char)*p) && !pinyin_len(p);
 		const char *e = word ? latin_word_end(p) : main_run_end(p);
 		rc = ts_buf_printf(b, "<voice name=\"%s\">", word ? latin : voice);
-		rc = rc ? rc : append_escaped(b, p, (size_t)(e - p));
+		rc = rc ? rc : ts_buf_xml(b, p, (size_t)(e - p));
 		rc = rc ? rc : ts_buf_append(b, "</voice>", 8);
 		p = e;
 	}
