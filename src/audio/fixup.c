@@ -8,6 +8,7 @@
  * is (it still plays, only its text may show wrong). */
 #include "audio/fixup.h"
 
+#include "base/file.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -16,38 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* pread/pwrite of exactly n bytes.  Returns n, a shorter count at end of
- * file (read only), or -1 with errno set. */
-static ssize_t read_at(int fd, void *buf, size_t n, off_t off)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pread(fd, (char *)buf + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		done += (size_t)k;
-	}
-	return (ssize_t)done;
-}
-
-static int write_at(int fd, const void *buf, size_t n, off_t off)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pwrite(fd, (const char *)buf + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		done += (size_t)k;
-	}
-	return 0;
-}
 
 static uint32_t get_le32(const unsigned char *p)
 {
@@ -116,7 +85,7 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err)
 		goto out;
 	}
 	for (;; pages++) {
-		ssize_t got = read_at(fd, page, OGG_HEADER, off);
+		ssize_t got = ts_pread_full(fd, page, OGG_HEADER, off);
 		if (got < 0)
 			goto io_error;
 		if (got == 0)
@@ -124,12 +93,13 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err)
 		if (got < OGG_HEADER || memcmp(page, "OggS", 4) != 0 || page[4] != 0)
 			goto bad_page;
 		size_t nseg = page[26], body = 0;
-		if (read_at(fd, page + OGG_HEADER, nseg, off + OGG_HEADER) != (ssize_t)nseg)
+		if (ts_pread_full(fd, page + OGG_HEADER, nseg, off + OGG_HEADER) != (ssize_t)nseg)
 			goto bad_page;
 		for (size_t i = 0; i < nseg; i++)
 			body += page[OGG_HEADER + i];
 		size_t len = OGG_HEADER + nseg + body;
-		got = read_at(fd, page + OGG_HEADER + nseg, body, off + (off_t)(OGG_HEADER + nseg));
+		got = ts_pread_full(fd, page + OGG_HEADER + nseg, body,
+		                    off + (off_t)(OGG_HEADER + nseg));
 		if (got < 0)
 			goto io_error;
 		/* A page that was already damaged, or a second stream, means
@@ -142,7 +112,7 @@ int ts_ogg_set_serial(const char *path, uint32_t serial, ts_error *err)
 			goto bad_page;
 		put_le32(page + 14, serial);
 		put_le32(page + 22, page_crc(page, len));
-		if (write_at(fd, page, OGG_HEADER, off) != 0)
+		if (ts_pwrite_full(fd, page, OGG_HEADER, off) != 0)
 			goto io_error;
 		off += (off_t)len;
 	}
@@ -233,7 +203,7 @@ int ts_id3_utf8(const char *path, ts_error *err)
 	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		goto io_error;
-	got = read_at(fd, h, sizeof h, 0);
+	got = ts_pread_full(fd, h, sizeof h, 0);
 	if (got < 0)
 		goto io_error;
 	if (got == sizeof h && memcmp(h, "ID3", 3) == 0 && h[3] == 3 && h[4] == 0 && h[5] == 0 &&
@@ -244,13 +214,13 @@ int ts_id3_utf8(const char *path, ts_error *err)
 				rc = ts_error_set(err, TS_ENOMEM, "out of memory");
 				goto out;
 			}
-			got = read_at(fd, tag, size, sizeof h);
+			got = ts_pread_full(fd, tag, size, sizeof h);
 			if (got < 0)
 				goto io_error;
 			if ((uint32_t)got == size && id3v23_to_v24(tag, size) == 0) {
 				h[3] = 4;
-				if (write_at(fd, tag, size, sizeof h) != 0 ||
-				    write_at(fd, h, sizeof h, 0) != 0)
+				if (ts_pwrite_full(fd, tag, size, sizeof h) != 0 ||
+				    ts_pwrite_full(fd, h, sizeof h, 0) != 0)
 					goto io_error;
 			}
 		}
@@ -258,7 +228,7 @@ int ts_id3_utf8(const char *path, ts_error *err)
 	if (fstat(fd, &st) != 0)
 		goto io_error;
 	if (st.st_size >= (off_t)sizeof v1) {
-		got = read_at(fd, v1, sizeof v1, st.st_size - (off_t)sizeof v1);
+		got = ts_pread_full(fd, v1, sizeof v1, st.st_size - (off_t)sizeof v1);
 		if (got < 0)
 			goto io_error;
 		if (got == sizeof v1 && memcmp(v1, "TAG", 3) == 0 && !id3v1_is_ascii(v1) &&

@@ -1,25 +1,13 @@
 /* child.c - a library call made in a child process (see child.h). */
 #include "base/child.h"
 
+#include "base/file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* Write all of buf[0..n) to fd; 0 or -1. */
-static int put_all(int fd, const char *buf, size_t n)
-{
-	while (n > 0) {
-		ssize_t k = write(fd, buf, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		buf += k, n -= (size_t)k;
-	}
-	return 0;
-}
 
 static int inline_calls;
 
@@ -46,7 +34,7 @@ int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *
 		/* The answer goes through the pipe, not the exit status: a
 		 * crash caught by a sanitizer exits with a status too. */
 		char rc = (char)(fn(arg, out, outsz) & 0x7F);
-		_exit(put_all(fd[1], &rc, 1) || put_all(fd[1], out, outsz) ? 1 : 0);
+		_exit(ts_write_full(fd[1], &rc, 1) || ts_write_full(fd[1], out, outsz) ? 1 : 0);
 	}
 	close(fd[1]);
 	char rc = -1;

@@ -268,3 +268,51 @@ int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, ts_
 	return ts_error_set(err, ts_errno_code(e), "%s: cannot rename into place: %s", failed,
 	                    strerror(e));
 }
+
+int ts_write_full(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = ENOSPC;
+			return -1;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+ssize_t ts_pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pread(fd, (char *)buf + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		done += (size_t)k;
+	}
+	return (ssize_t)done;
+}
+
+int ts_pwrite_full(int fd, const void *buf, size_t n, off_t off)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t k = pwrite(fd, (const char *)buf + done, n - done, off + (off_t)done);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		done += (size_t)k;
+	}
+	return 0;
+}

@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* Create path for writing (and reading), mode 0666 less the umask.
  * Returns a file descriptor (close-on-exec), or -1 with errno (EEXIST
@@ -52,6 +53,16 @@ FILE *ts_fopen_regular(const char *path, const char *mode, struct stat *st, int 
 const void *ts_map_file(const char *path, const char *what, size_t min, size_t max, size_t *size,
                         ts_error *err);
 void ts_unmap_file(const void *map, size_t size);
+
+/* Write all of p[0..n) to fd, going on after interruptions.  Returns 0,
+ * or -1 with errno set (ENOSPC when the file takes no more). */
+int ts_write_full(int fd, const void *p, size_t n);
+
+/* pread / pwrite of exactly n bytes at off.  ts_pread_full returns n, a
+ * shorter count at the end of the file, or -1 with errno set;
+ * ts_pwrite_full 0, or -1 with errno set. */
+ssize_t ts_pread_full(int fd, void *buf, size_t n, off_t off);
+int ts_pwrite_full(int fd, const void *buf, size_t n, off_t off);
 
 /* What a file of type mode (st_mode) is, for messages: "a folder", "a
  * named pipe", "a device", "a socket", "a regular file".  Static

@@ -19,13 +19,13 @@
 #include "audio/cues.h"
 #include "audio/finish.h"
 #include "speech/frontend.h"
+#include "base/child.h"
 #include "base/file.h"
 #include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,17 +474,7 @@ _Static_assert(sizeof(msg) <= 4096, "a message must fit in PIPE_BUF for atomic w
 
 static int write_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-	while (n > 0) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return TS_EIO;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return ts_write_full(fd, p, n) ? TS_EIO : 0;
 }
 
 static int read_all(int fd, void *p, size_t n)
@@ -564,46 +554,45 @@ static int level_probe(ts_synth *syn, const ts_voice *v, const ts_lang *lang,
 	return rc;
 }
 
+typedef struct probe_job {
+	ts_synth *syn;
+	const ts_voice *v;
+	const ts_lang *lang;
+	const ts_master_opts *mo;
+} probe_job;
+
 typedef struct probe_result {
 	int rc;
 	double level[2]; /* gain, loudness */
 } probe_result;
 
-/* level_probe() in a fork of the worker, whose eSpeak is then as fresh
- * for each chapter as if it had not spoken (see worker_main): mo gets
- * the gain.  Returns 0 or an error code. */
+static int probe_in_child(void *arg, char *out, size_t outsz)
+{
+	const probe_job *j = arg;
+	probe_result r = {0};
+	r.rc = level_probe(j->syn, j->v, j->lang, j->mo, r.level);
+	memcpy(out, &r, outsz < sizeof r ? outsz : sizeof r);
+	return 0;
+}
+
+/* level_probe() in a child of the worker (ts_in_child), whose eSpeak is
+ * then as fresh for each chapter as if it had not spoken (see
+ * worker_main): mo gets the gain.  Returns 0 or an error code. */
 static int level_probe_fork(ts_synth *syn, const ts_voice *v, const ts_lang *lang,
                             ts_master_opts *mo)
 {
-	int fd[2];
-	if (pipe(fd) != 0)
-		return ts_errno_code(errno);
-	pid_t pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		close(fd[0]);
-		probe_result r = {0};
-		r.rc = level_probe(syn, v, lang, mo, r.level);
-		_exit(write_all(fd[1], &r, sizeof r) ? 1 : 0);
-	}
-	int rc = pid < 0 ? ts_errno_code(errno) : 0;
-	close(fd[1]);
-	probe_result r = {.rc = TS_ECHILD};
-	if (pid > 0 && read_all(fd[0], &r, sizeof r) != 0)
-		r.rc = TS_ECHILD;
-	close(fd[0]);
-	int st = 0;
-	if (pid > 0)
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+	probe_job j = {.syn = syn, .v = v, .lang = lang, .mo = mo};
+	probe_result r;
+	if (ts_in_child(probe_in_child, &j, (char *)&r, sizeof r) != 0)
+		return TS_ECHILD;
 	/* A voice that says nothing of the sample (NAN) has its chapters
 	 * measured first, in every worker alike. */
-	if (!rc && !(rc = r.rc) && isfinite(r.level[0])) {
+	if (!r.rc && isfinite(r.level[0])) {
 		mo->one_pass = 1;
 		mo->gain_db = r.level[0];
 		mo->expect_lufs = r.level[1];
 	}
-	return rc;
+	return r.rc;
 }
 
 typedef struct worker_ctx {

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* O_TMPFILE, memfd_create */
 #include "book/voiced.h"
 
+#include "base/file.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -182,25 +183,6 @@ static int spool_open(ts_spool *sp, const char *path, ts_error *err)
 	return rc;
 }
 
-/* n bytes of p to fd: 0, or -1 with errno set. */
-static int spool_put(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n > 0) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = ENOSPC;
-			return -1;
-		}
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* The quotations of the first reading, voice by voice, into the spool;
  * *cur gets the synthesizer's voice.  0, or a code with err filled. */
 static int spool_speak(ts_spool *sp, ts_synth *syn, double rate_factor, ts_samples *pcm,
@@ -222,7 +204,7 @@ static int spool_speak(ts_spool *sp, ts_synth *syn, double rate_factor, ts_sampl
 			if ((rc = ts_synth_speak(syn, sp->texts.data + k->text, pcm)))
 				return ts_error_set(err, rc, "%s", ts_synth_errmsg(syn));
 			size_t bytes = pcm->len * sizeof *pcm->data;
-			if (spool_put(sp->fd, pcm->data, bytes))
+			if (ts_write_full(sp->fd, pcm->data, bytes))
 				return ts_error_set(err, ts_errno_code(errno),
 				                    "%s: cannot write its quotations' audio to a "
 				                    "temporary file: %s",
@@ -269,19 +251,13 @@ int ts_spool_take(ts_spool *sp, const ts_voice *want, ts_samples *pcm, ts_error 
 		return 1;
 	if (TS_GROW(pcm->data, pcm->cap, k->len))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	size_t bytes = k->len * sizeof *pcm->data, got = 0;
-	while (got < bytes) {
-		ssize_t r =
-		    pread(sp->fd, (char *)pcm->data + got, bytes - got, (off_t)(k->off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return ts_error_set(err, TS_EIO,
-			                    "%s: cannot read its quotations' audio back from a "
-			                    "temporary file: %s",
-			                    sp->path, r ? strerror(errno) : "end of file");
-		got += (size_t)r;
-	}
+	size_t bytes = k->len * sizeof *pcm->data;
+	ssize_t got = ts_pread_full(sp->fd, pcm->data, bytes, (off_t)k->off);
+	if (got != (ssize_t)bytes)
+		return ts_error_set(err, TS_EIO,
+		                    "%s: cannot read its quotations' audio back from a "
+		                    "temporary file: %s",
+		                    sp->path, got < 0 ? strerror(errno) : "end of file");
 	pcm->len = k->len;
 	return 0;
 }
