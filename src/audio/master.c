@@ -898,6 +898,28 @@ fail:
 	return NULL;
 }
 
+/* Pass 1's measurements of n samples: the loudness meter and the
+ * limiter's forecast. */
+static void measure(ts_master *m, const int16_t *s, size_t n)
+{
+	model_add(m->model, s, n);
+	ts_loudness_add_s16(m->in_meter, s, n);
+}
+
+/* Samples leveled as they come (one pass), BLOCK at a time. */
+static int live_write(ts_master *m, const int16_t *s, size_t n)
+{
+	while (n > 0) {
+		size_t k = n < BLOCK ? n : BLOCK;
+		int rc = run_block(m, m->live, s, k, 0);
+		if (rc)
+			return rc;
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
 int ts_master_write(void *ud, const int16_t *s, size_t n)
 {
 	ts_master *m = ud;
@@ -926,18 +948,9 @@ int ts_master_write(void *ud, const int16_t *s, size_t n)
 	if (m->raw && fwrite(s, sizeof *s, n, m->raw) != n)
 		return ts_error_set(&m->err, ts_errno_code(errno), "%s: write failed: %s", m->path,
 		                    strerror(errno));
-	while (m->live && n > 0) {
-		size_t k = n < BLOCK ? n : BLOCK;
-		int rc = run_block(m, m->live, s, k, 0);
-		if (rc)
-			return rc;
-		s += k;
-		n -= k;
-	}
-	if (n) {
-		model_add(m->model, s, n);
-		ts_loudness_add_s16(m->in_meter, s, n);
-	}
+	if (m->live)
+		return live_write(m, s, n);
+	measure(m, s, n);
 	return 0;
 }
 
@@ -993,9 +1006,22 @@ static int render(ts_master *m, double gain_db, ts_master_report *rep, int pass)
 static int measure_block(ts_master *m, void *ud, const int16_t *s, size_t n, int last)
 {
 	(void)ud, (void)last;
-	model_add(m->model, s, n);
-	ts_loudness_add_s16(m->in_meter, s, n);
+	measure(m, s, n);
 	return 0;
+}
+
+/* Pass 1's answer: the input loudness into *in (NAN when it is silence)
+ * and the gain for the target, the limiter's share foreseen (NAN for
+ * silence). */
+static double measured_gain(ts_master *m, double *in)
+{
+	*in = ts_loudness_integrated(m->in_meter);
+	model_end(m->model);
+	if (!isfinite(*in)) {
+		*in = NAN;
+		return NAN;
+	}
+	return choose_gain(m->model, *in, m->o.target_lufs, m->o.ceiling_dbtp - MARGIN_DB, 1);
 }
 
 /* The end of a one-pass rendering: its figures in rep. */
@@ -1029,10 +1055,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 				*err = m->err;
 			goto out;
 		}
-		rep->frames = m->frames_out;
-		rc = ts_writer_commit(m->w, err);
-		m->w = NULL;
-		goto out;
+		goto done;
 	}
 	if (fflush(m->raw) != 0) {
 		rc = ts_errno_code(errno);
@@ -1049,12 +1072,8 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 			goto out;
 		}
 		double miss = m->o.target_lufs - rep->output_lufs;
-		if (!isfinite(miss) || fabs(miss) <= RETRY_LU) {
-			rep->frames = m->frames_out;
-			rc = ts_writer_commit(m->w, err);
-			m->w = NULL;
-			goto out;
-		}
+		if (!isfinite(miss) || fabs(miss) <= RETRY_LU)
+			goto done;
 		ts_writer_abort(m->w);
 		m->w = NULL;
 		if ((rc = read_raw(m, 0, measure_block, NULL))) {
@@ -1064,17 +1083,14 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 		}
 		first = 1;
 	}
-	double in;
-	if (!isfinite(in = ts_loudness_integrated(m->in_meter)))
-		in = NAN;
-	rep->input_lufs = in;
 	/* The gain: the target's, plus what the limiter is foreseen to take
 	 * off (see loss_model); once a pass has shown how much it really
 	 * takes, the model is scaled to that, and the gain chosen again. */
+	double in, gain = measured_gain(m, &in);
+	if (!isfinite(gain))
+		gain = 0;
+	rep->input_lufs = rep->level_lufs = in;
 	double thresh_db = m->o.ceiling_dbtp - MARGIN_DB;
-	model_end(m->model);
-	double gain = isfinite(in) ? choose_gain(m->model, in, m->o.target_lufs, thresh_db, 1) : 0;
-	rep->level_lufs = in;
 	for (int pass = first;; pass++) {
 		rep->passes = pass + 1;
 		if ((rc = render(m, gain, rep, pass))) {
@@ -1099,6 +1115,7 @@ int ts_master_commit(ts_master *m, ts_master_report *rep, ts_error *err)
 		}
 		gain = fmin(next, MAX_GAIN_DB);
 	}
+done:
 	rep->frames = m->frames_out;
 	rc = ts_writer_commit(m->w, err);
 	m->w = NULL;
@@ -1151,13 +1168,9 @@ ts_master *ts_master_open_probe(const ts_master_opts *o, int in_rate, ts_error *
 
 double ts_master_probe_end(ts_master *m, double *lufs)
 {
-	double in = ts_loudness_integrated(m->in_meter), gain = NAN;
-	model_end(m->model);
-	if (isfinite(in))
-		gain =
-		    choose_gain(m->model, in, m->o.target_lufs, m->o.ceiling_dbtp - MARGIN_DB, 1);
+	double in, gain = measured_gain(m, &in);
 	if (lufs)
-		*lufs = isfinite(in) ? in : NAN;
+		*lufs = in;
 	ts_master_abort(m);
 	return gain;
 }
