@@ -81,8 +81,7 @@ ts_frontend *ts_frontend_new(const ts_lang *lang, ts_chunk_fn on_chunk, ts_text_
 	if (!f->cl || !f->norm || (on_chunk && !(f->seg = ts_segmenter_new(g2p_chunk, f))) ||
 	    (on_chunk && lx &&
 	     (!(f->g2p = ts_g2p_new(lx, ts_lang_rules(lang), ts_lang_userlex(lang))) ||
-	      ts_g2p_set_model(f->g2p, ts_lang_g2pm(lang),
-	                       ts_lang_words(lang, TS_WORDS_MODEL_SKIP)) ||
+	      ts_g2p_set_model(f->g2p, ts_lang_g2p_model(lang)) ||
 	      ts_g2p_set_surnames(f->g2p, ts_lang_surnames(lang),
 	                          ts_lang_words(lang, TS_WORDS_NAME_CUES))))) {
 		ts_frontend_free(f);

@@ -52,12 +52,10 @@ struct ts_g2p {
 	const ts_rules *rules;  /* may be NULL */
 	const ts_userlex *user; /* may be NULL */
 	const ts_g2pm *model;   /* may be NULL */
+	const ts_g2p_model *pm; /* set with it */
 	ts_surnames *surnames;  /* may be NULL */
 	ts_g2pm_run *run;       /* its working memory */
-	int *syl_class;         /* the model's class of each syllable, or -1 */
-	uint32_t *skip;         /* characters not to ask it about, ascending */
-	size_t nskip;
-	size_t win_a, win_b; /* the characters it last read (none: a == b) */
+	size_t win_a, win_b;    /* the characters it last read (none: a == b) */
 	unsigned stages;
 	int explain;
 	int sandhi_syl[NSANDHI];
@@ -129,8 +127,6 @@ void ts_g2p_free(ts_g2p *g)
 	free(g->margin);
 	free(g->osyl);
 	free(g->osrc);
-	free(g->syl_class);
-	free(g->skip);
 	ts_g2pm_run_free(g->run);
 	ts_surnames_free(g->surnames);
 	free(g->wbeg);
@@ -160,36 +156,65 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip)
+struct ts_g2p_model {
+	const ts_lexicon *lx;
+	const ts_g2pm *m;
+	int *syl_class; /* the model's class of each syllable, or -1 */
+	uint32_t *skip; /* characters not to ask it about, ascending */
+	size_t nskip;
+};
+
+ts_g2p_model *ts_g2p_model_new(const ts_lexicon *lx, const ts_g2pm *m, const ts_wordtab *skip)
 {
-	ts_g2pm_run_free(g->run);
-	free(g->syl_class);
-	free(g->skip);
-	g->run = NULL;
-	g->syl_class = NULL;
-	g->skip = NULL;
-	g->nskip = 0;
-	g->model = NULL;
-	if (!m)
-		return 0;
+	ts_g2p_model *pm = calloc(1, sizeof *pm);
 	size_t nw;
 	const ts_word *w = ts_wordtab_words(skip, &nw);
-	unsigned nsyl = ts_lexicon_nsyl(g->lx);
-	g->run = ts_g2pm_run_new(m);
-	g->syl_class = malloc((nsyl ? nsyl : 1) * sizeof *g->syl_class);
-	g->skip = malloc((nw ? nw : 1) * sizeof *g->skip);
-	if (!g->run || !g->syl_class || !g->skip)
-		return TS_ENOMEM;
+	unsigned nsyl = ts_lexicon_nsyl(lx);
+	if (pm) {
+		pm->syl_class = malloc((nsyl ? nsyl : 1) * sizeof *pm->syl_class);
+		pm->skip = malloc((nw ? nw : 1) * sizeof *pm->skip);
+	}
+	if (!pm || !pm->syl_class || !pm->skip) {
+		ts_g2p_model_free(pm);
+		return NULL;
+	}
+	pm->lx = lx;
+	pm->m = m;
 	for (size_t k = 0; k < nw; k++)
 		if (w[k].len == 1) /* a character, not a word */
-			g->skip[g->nskip++] = w[k].first;
-	qsort(g->skip, g->nskip, sizeof *g->skip, cmp_u32);
+			pm->skip[pm->nskip++] = w[k].first;
+	qsort(pm->skip, pm->nskip, sizeof *pm->skip, cmp_u32);
 	for (unsigned s = 0; s < nsyl; s++) {
 		size_t len;
-		const char *p = ts_lexicon_syllable(g->lx, s, &len);
-		g->syl_class[s] = ts_g2pm_find_class(m, p, len);
+		const char *p = ts_lexicon_syllable(lx, s, &len);
+		pm->syl_class[s] = ts_g2pm_find_class(m, p, len);
 	}
-	g->model = m;
+	return pm;
+}
+
+void ts_g2p_model_free(ts_g2p_model *pm)
+{
+	if (!pm)
+		return;
+	free(pm->syl_class);
+	free(pm->skip);
+	free(pm);
+}
+
+int ts_g2p_set_model(ts_g2p *g, const ts_g2p_model *pm)
+{
+	ts_g2pm_run_free(g->run);
+	g->run = NULL;
+	g->model = NULL;
+	g->pm = NULL;
+	if (!pm)
+		return 0;
+	if (pm->lx != g->lx)
+		return TS_EINVAL;
+	if (!(g->run = ts_g2pm_run_new(pm->m)))
+		return TS_ENOMEM;
+	g->model = pm->m;
+	g->pm = pm;
 	return 0;
 }
 
@@ -395,7 +420,7 @@ static int ask_model(ts_g2p *g, size_t i, size_t n)
 	int ch = g->ch[i];
 	unsigned nr = ts_lexicon_nreadings(g->lx, ch);
 	if (nr < 2 || g->fcp[i] == g->yi || g->fcp[i] == g->bu ||
-	    bsearch(&g->fcp[i], g->skip, g->nskip, sizeof *g->skip, cmp_u32))
+	    bsearch(&g->fcp[i], g->pm->skip, g->pm->nskip, sizeof *g->pm->skip, cmp_u32))
 		return 0;
 	/* Only the readings both the lexicon and the model give the
 	 * character: the model was trained to choose among its own. */
@@ -406,12 +431,12 @@ static int ask_model(ts_g2p *g, size_t i, size_t n)
 	for (unsigned j = 0; j < nr && k < TS_LEX_OPEN; j++) {
 		unsigned s = ts_lexicon_reading(g->lx, ch, j), known = 0;
 		for (unsigned q = 0; q < mk; q++)
-			known |= mcls[q] == g->syl_class[s];
+			known |= mcls[q] == g->pm->syl_class[s];
 		if (!known)
 			continue;
 		if ((int)s == g->syl[i])
 			ours = k;
-		cls[k] = g->syl_class[s];
+		cls[k] = g->pm->syl_class[s];
 		syl[k++] = s;
 	}
 	if (k < 2 || ours == TS_LEX_OPEN)

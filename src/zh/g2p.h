@@ -72,12 +72,22 @@ enum {
 };
 void ts_g2p_set_stages(ts_g2p *g, unsigned stages);
 
-/* Ask the model m (may be NULL: none; it must outlive g) about the
- * readings of polyphones no word decides, except the characters of skip
- * (may be NULL): frequent ones where the model does not improve on the
- * rules and defaults, and would cost the time of reading their sentence.
- * Returns 0 or TS_ENOMEM. */
-int ts_g2p_set_model(ts_g2p *g, const ts_g2pm *m, const ts_wordtab *skip);
+/* The model as converters ask it: the model's class of each of the
+ * lexicon's syllables and the characters not to ask it about, worked out
+ * once (for a voice's data, ts_lang_load() does) and shared by every
+ * converter of lx: a converter made for each chapter then looks nothing up
+ * again.  skip (may be NULL): frequent characters where the model does not
+ * improve on the rules and defaults, and would cost the time of reading
+ * their sentence.  lx and m must outlive it.  NULL when out of memory;
+ * free with ts_g2p_model_free(). */
+typedef struct ts_g2p_model ts_g2p_model;
+ts_g2p_model *ts_g2p_model_new(const ts_lexicon *lx, const ts_g2pm *m, const ts_wordtab *skip);
+void ts_g2p_model_free(ts_g2p_model *pm);
+
+/* Ask the model of pm (may be NULL: none; made for g's lexicon, and it
+ * must outlive g) about the readings of polyphones no word decides.
+ * Returns 0, TS_EINVAL (pm made for another lexicon) or TS_ENOMEM. */
+int ts_g2p_set_model(ts_g2p *g, const ts_g2p_model *pm);
 
 /* Read the surnames of table (may be NULL: none; in the format of a
  * user's lexicon) with their readings where they start a personal name,

@@ -28,6 +28,7 @@ struct ts_lang {
 	ts_lexicon *lex;               /* NULL when the data has no lexicon */
 	ts_rules *rules;               /* NULL when it has no rules */
 	ts_g2pm *g2pm;                 /* NULL when it has no model */
+	ts_g2p_model *g2p_model;       /* the same, as converters ask it */
 	ts_userlex *user;              /* names.txt and the user's lexicons */
 	ts_userlex *surnames;          /* surnames.txt */
 	ts_wordtab *words[TS_WORDS_N]; /* NULL where the file is missing */
@@ -202,6 +203,9 @@ ts_lang *ts_lang_load(const char *dir, ts_error *err)
 		rc = load_names(&l->surnames, l->lex, dir, "surnames.txt", e);
 	if (!rc)
 		rc = load_words(l, dir, e);
+	if (!rc && l->g2pm &&
+	    !(l->g2p_model = ts_g2p_model_new(l->lex, l->g2pm, l->words[TS_WORDS_MODEL_SKIP])))
+		rc = ts_error_set(e, TS_ENOMEM, NULL);
 	ts_buf_free(&path);
 	if (rc) {
 		ts_lang_free(l);
@@ -216,6 +220,7 @@ void ts_lang_free(ts_lang *l)
 		return;
 	free(l->look);
 	ts_rules_free(l->rules);
+	ts_g2p_model_free(l->g2p_model);
 	ts_g2pm_free(l->g2pm);
 	ts_userlex_free(l->user);
 	ts_userlex_free(l->surnames);
@@ -253,6 +258,11 @@ const ts_lexicon *ts_lang_lexicon(const ts_lang *l)
 const ts_g2pm *ts_lang_g2pm(const ts_lang *l)
 {
 	return l ? l->g2pm : NULL;
+}
+
+const ts_g2p_model *ts_lang_g2p_model(const ts_lang *l)
+{
+	return l ? l->g2p_model : NULL;
 }
 
 const ts_rules *ts_lang_rules(const ts_lang *l)

@@ -39,6 +39,7 @@
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
+#include "zh/g2p.h"
 #include "zh/g2pm.h"
 #include "zh/lexicon.h"
 #include "zh/rules.h"
@@ -66,6 +67,11 @@ const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
 
 /* The g2pM model, or NULL.  Owned by the ts_lang. */
 const ts_g2pm *ts_lang_g2pm(const ts_lang *l);
+
+/* The model as the converters of the lexicon ask it (see
+ * ts_g2p_set_model()), with the characters of g2pm_skip.txt left out;
+ * NULL when there is no model.  Owned by the ts_lang. */
+const ts_g2p_model *ts_lang_g2p_model(const ts_lang *l);
 
 /* The polyphone context rules, or NULL.  Owned by the ts_lang. */
 const ts_rules *ts_lang_rules(const ts_lang *l);
