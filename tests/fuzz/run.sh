@@ -16,6 +16,9 @@
 # TS_FUZZ_FORK=N runs each target as one libFuzzer run in fork mode: N
 # worker processes on one corpus, the executions of all counted together
 # (libFuzzer stops when their sum reaches RUNS); default 0, one process.
+# TS_FUZZ_TIMEOUT=S: an input that runs longer than S seconds of wall-clock
+# time is a failure (default 10); raise it when the run shares the machine
+# at a lower priority (nice), where an input may wait for the processor.
 # TS_FUZZ_MAX_LEN=N caps the inputs' length (default: each target's own
 # below; with fuzz_frontend's 65,536 bytes it ran 219 executions a second,
 # with 4,096 365, on the same grown corpus).
@@ -23,6 +26,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 runs=${1:-1000000}
 fork=${TS_FUZZ_FORK:-0}
+timeout=${TS_FUZZ_TIMEOUT:-10}
 build=${TS_FUZZ_BUILD:-build-fuzz}
 report=${2:-$build/fuzz-report.txt}
 [ $# -gt 2 ] && shift 2 || set --
@@ -49,7 +53,7 @@ for t in $targets; do
 	rm -f "$t"-crash-*
 	start=$(date +%s)
 	rc=0
-	"./$t" -runs="$runs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	"./$t" -runs="$runs" -max_len="$max_len" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
 		-fork="$fork" -artifact_prefix="$t-" "$corpus/work" "$corpus/seed" >"$t.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - start))
 	if [ "$fork" -gt 0 ]; then
