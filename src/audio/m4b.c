@@ -6,12 +6,14 @@
 
 #include "audio/mp4.h"
 #include "audio/write.h"
+#include "base/child.h"
 #include "base/file.h"
 #include "base/util.h"
 
 #include <libavcodec/avcodec.h>
 #include <libavutil/channel_layout.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sndfile.h>
@@ -20,6 +22,77 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* libavcodec and libavutil are opened the first time an M4B is made, not
+ * linked: linked, every tingshu command loaded and relocated the 120
+ * libraries they bring (57 M instructions, more than the lexicon's load),
+ * among them libjxl's Highway, whose start-up code valgrind cannot run on
+ * some processors.  Their functions are called through av, which has the
+ * headers' types. */
+#define AVCODEC_FNS(X)                                                                             \
+	X(avcodec_find_encoder)                                                                    \
+	X(avcodec_alloc_context3)                                                                  \
+	X(avcodec_open2)                                                                           \
+	X(avcodec_send_frame)                                                                      \
+	X(avcodec_receive_packet)                                                                  \
+	X(avcodec_free_context)                                                                    \
+	X(av_packet_alloc)                                                                         \
+	X(av_packet_unref)                                                                         \
+	X(av_packet_free)
+#define AVUTIL_FNS(X)                                                                              \
+	X(av_frame_alloc)                                                                          \
+	X(av_frame_get_buffer)                                                                     \
+	X(av_frame_make_writable)                                                                  \
+	X(av_frame_free)                                                                           \
+	X(av_dict_set)                                                                             \
+	X(av_dict_free)                                                                            \
+	X(av_channel_layout_default)                                                               \
+	X(av_channel_layout_copy)                                                                  \
+	X(av_strerror)                                                                             \
+	X(av_log_set_level)
+#define AV_FIELD(f) __typeof__(f) *f;
+static struct {
+	int loaded;
+	AVCODEC_FNS(AV_FIELD)
+	AVUTIL_FNS(AV_FIELD)
+} av;
+
+#define AV_STR2(x) #x
+#define AV_STR(x)  AV_STR2(x)
+#define AVCODEC_SO "libavcodec.so." AV_STR(LIBAVCODEC_VERSION_MAJOR)
+#define AVUTIL_SO  "libavutil.so." AV_STR(LIBAVUTIL_VERSION_MAJOR)
+
+/* Open the libraries (once a process) and find the functions. */
+static int load_av(ts_error *err)
+{
+	if (av.loaded)
+		return 0;
+	void *util = dlopen(AVUTIL_SO, RTLD_NOW | RTLD_LOCAL);
+	void *codec = util ? dlopen(AVCODEC_SO, RTLD_NOW | RTLD_LOCAL) : NULL;
+	const char *missing = NULL;
+	if (!codec) {
+		const char *why = dlerror();
+		return ts_error_set(err, TS_EAUDIO,
+		                    "cannot load %s, which makes the M4B's AAC: %s (it is Debian's "
+		                    "package libavcodec%d)",
+		                    util ? AVCODEC_SO : AVUTIL_SO, why ? why : "not found",
+		                    LIBAVCODEC_VERSION_MAJOR);
+	}
+#define AV_FIND(lib, f)                                                                            \
+	if (!missing && !(*(void **)&av.f = dlsym(lib, #f)))                                       \
+		missing = #f;
+#define AV_FIND_CODEC(f) AV_FIND(codec, f)
+#define AV_FIND_UTIL(f)  AV_FIND(util, f)
+	AVCODEC_FNS(AV_FIND_CODEC)
+	AVUTIL_FNS(AV_FIND_UTIL)
+	if (missing)
+		return ts_error_set(err, TS_EAUDIO,
+		                    "%s or %s has no %s: not the version tingshu was "
+		                    "built with",
+		                    AVCODEC_SO, AVUTIL_SO, missing);
+	av.loaded = 1;
+	return 0;
+}
 
 int ts_m4b_bitrate(int quality)
 {
@@ -100,7 +173,7 @@ static int read_cover(const char *path, cover *c, ts_error *err)
 		goto out;
 	}
 	c->len = (size_t)st.st_size;
-	if (!(c->data = av_malloc(c->len + AV_INPUT_BUFFER_PADDING_SIZE))) {
+	if (!(c->data = malloc(c->len + AV_INPUT_BUFFER_PADDING_SIZE))) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
@@ -124,7 +197,8 @@ static int read_cover(const char *path, cover *c, ts_error *err)
 out:
 	close(fd);
 	if (rc) {
-		av_freep(&c->data);
+		free(c->data);
+		c->data = NULL;
 		c->len = 0;
 	}
 	return rc;
@@ -134,7 +208,7 @@ int ts_m4b_check_cover(const char *path, ts_error *err)
 {
 	cover c;
 	int rc = read_cover(path, &c, err);
-	av_freep(&c.data);
+	free(c.data);
 	return rc;
 }
 
@@ -170,7 +244,7 @@ static int av_error(m4b *m, const char *what, int ret)
 	char why[AV_ERROR_MAX_STRING_SIZE] = "";
 	if (ret == AVERROR(ENOMEM))
 		return ts_error_set(m->err, TS_ENOMEM, NULL);
-	av_strerror(ret, why, sizeof why);
+	av.av_strerror(ret, why, sizeof why);
 	return ts_error_set(m->err, TS_EIO, "%s: %s: %s", m->path, what, why);
 }
 
@@ -178,16 +252,16 @@ static int av_error(m4b *m, const char *what, int ret)
  * 0 or a code with m->err filled. */
 static int encode(m4b *m, AVFrame *frame)
 {
-	int ret = avcodec_send_frame(m->enc, frame);
+	int ret = av.avcodec_send_frame(m->enc, frame);
 	while (ret >= 0) {
-		ret = avcodec_receive_packet(m->enc, m->pkt);
+		ret = av.avcodec_receive_packet(m->enc, m->pkt);
 		if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
 			return 0;
 		if (ret < 0)
 			break;
 		int rc = ts_mp4_add(m->mp4, m->pkt->data, (size_t)m->pkt->size,
 		                    (unsigned)m->pkt->duration);
-		av_packet_unref(m->pkt);
+		av.av_packet_unref(m->pkt);
 		if (rc)
 			return mp4_error(m, rc);
 	}
@@ -209,7 +283,7 @@ static int feed_chapter(m4b *m, const char *path)
 	while (!rc && (got = sf_readf_float(sf, block, 4096 / info.channels)) > 0) {
 		for (sf_count_t i = 0; i < got && !rc; i++) {
 			/* The encoder may still hold the frame it was given last. */
-			if (m->filled == 0 && (ret = av_frame_make_writable(m->frame)) < 0) {
+			if (m->filled == 0 && (ret = av.av_frame_make_writable(m->frame)) < 0) {
 				rc = av_error(m, "cannot encode", ret);
 				break;
 			}
@@ -266,25 +340,25 @@ static int set_chapters(m4b *m, const ts_m4b_chapter *ch, size_t n, int *rate)
 static int open_audio(m4b *m, int rate, int quality)
 {
 	ts_error *err = m->err;
-	const AVCodec *aac = avcodec_find_encoder(AV_CODEC_ID_AAC);
+	const AVCodec *aac = av.avcodec_find_encoder(AV_CODEC_ID_AAC);
 	if (!aac)
 		return ts_error_set(err, TS_EINVAL, "this FFmpeg has no AAC encoder");
-	if (!(m->enc = avcodec_alloc_context3(aac)) || !(m->frame = av_frame_alloc()) ||
-	    !(m->pkt = av_packet_alloc()))
+	if (!(m->enc = av.avcodec_alloc_context3(aac)) || !(m->frame = av.av_frame_alloc()) ||
+	    !(m->pkt = av.av_packet_alloc()))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	m->enc->sample_fmt = AV_SAMPLE_FMT_FLTP;
 	m->enc->sample_rate = rate;
 	m->enc->bit_rate = ts_m4b_bitrate(quality);
 	m->enc->time_base = (AVRational){1, rate};
 	m->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER; /* the config, for the esds */
-	av_channel_layout_default(&m->enc->ch_layout, 1);
+	av.av_channel_layout_default(&m->enc->ch_layout, 1);
 	/* The fast coder: the default (two-loop search) takes some twenty
 	 * times as long for speech that sounds the same at these rates. */
 	AVDictionary *opts = NULL;
-	int ret = av_dict_set(&opts, "aac_coder", "fast", 0);
+	int ret = av.av_dict_set(&opts, "aac_coder", "fast", 0);
 	if (ret >= 0)
-		ret = avcodec_open2(m->enc, aac, &opts);
-	av_dict_free(&opts);
+		ret = av.avcodec_open2(m->enc, aac, &opts);
+	av.av_dict_free(&opts);
 	if (ret < 0)
 		return av_error(m, "cannot set up the AAC encoder", ret);
 	if (m->enc->extradata_size < 2 || m->enc->extradata_size > 64)
@@ -293,8 +367,8 @@ static int open_audio(m4b *m, int rate, int quality)
 	m->frame->nb_samples = m->enc->frame_size;
 	m->frame->format = AV_SAMPLE_FMT_FLTP;
 	m->frame->sample_rate = rate;
-	if (av_channel_layout_copy(&m->frame->ch_layout, &m->enc->ch_layout) < 0 ||
-	    av_frame_get_buffer(m->frame, 0) < 0)
+	if (av.av_channel_layout_copy(&m->frame->ch_layout, &m->enc->ch_layout) < 0 ||
+	    av.av_frame_get_buffer(m->frame, 0) < 0)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	return 0;
 }
@@ -369,8 +443,8 @@ static int open_spool(const char *path, long owner_pid, ts_error *err)
 	return fd;
 }
 
-int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
-                 ts_error *err)
+static int write_here(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
+                      ts_error *err)
 {
 	m4b m = {.path = path, .err = err, .fd = -1, .spool = -1};
 	cover c = {0};
@@ -378,7 +452,9 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 	int rc = 0;
 	if (n == 0)
 		return ts_error_set(err, TS_EINVAL, "%s: a book without chapters", path);
-	av_log_set_level(AV_LOG_QUIET); /* the library never prints: err says what failed */
+	if ((rc = load_av(err)) != 0)
+		return rc;
+	av.av_log_set_level(AV_LOG_QUIET); /* the library never prints: err says what failed */
 	if (o->cover && (rc = read_cover(o->cover, &c, err)))
 		return rc;
 	if (!(tmp = ts_temp_name(path, o->owner_pid))) {
@@ -401,10 +477,10 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 out:
 	ts_mp4_free(m.mp4);
 	free(m.chapter);
-	avcodec_free_context(&m.enc);
-	av_frame_free(&m.frame);
-	av_packet_free(&m.pkt);
-	av_freep(&c.data);
+	av.avcodec_free_context(&m.enc);
+	av.av_frame_free(&m.frame);
+	av.av_packet_free(&m.pkt);
+	free(c.data);
 	if (m.spool >= 0)
 		close(m.spool);
 	if (m.fd >= 0 && close(m.fd) != 0 && !rc)
@@ -414,4 +490,39 @@ out:
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+/* The file is made in a child process: the dynamic loader, opening
+ * libavcodec there, crashes rather than fails when memory runs short, and
+ * in a child that is the child's end and an error here (see child.h). */
+typedef struct job {
+	const char *path;
+	const ts_m4b_chapter *ch;
+	size_t n;
+	const ts_m4b_opts *o;
+} job;
+
+static int write_fn(void *arg, char *out, size_t outsz)
+{
+	const job *j = arg;
+	ts_error e = {0};
+	int rc = write_here(j->path, j->ch, j->n, j->o, &e);
+	snprintf(out, outsz, "%s", rc ? ts_error_msg(&e) : "");
+	return -rc; /* 0, or the code made positive */
+}
+
+int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
+                 ts_error *err)
+{
+	job j = {path, ch, n, o};
+	char msg[1024] = "";
+	int rc = ts_in_child(write_fn, &j, msg, sizeof msg - 1);
+	if (rc > 0)
+		return ts_error_set(err, -rc, "%s", msg);
+	if (rc < 0)
+		return ts_error_set(err, TS_ECHILD,
+		                    "%s: cannot make it: the process making it did not finish "
+		                    "(out of memory, or killed)",
+		                    path);
+	return 0;
 }
