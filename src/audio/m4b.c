@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* libavcodec and libavutil are opened the first time an M4B is made, not
- * linked: linked, every tingshu command loaded and relocated the 120
- * libraries they bring (57 M instructions, more than the lexicon's load),
+/* libavcodec and libavutil are opened by the process that makes an M4B
+ * (a child of the build's: see ts_m4b_write()), not linked: linked, every tingshu command loaded
+ * and relocated the 120 libraries they bring (57 M instructions, more than the lexicon's load),
  * among them libjxl's Highway, whose start-up code valgrind cannot run on
  * some processors.  Their functions are called through av, which has the
  * headers' types. */

@@ -51,8 +51,7 @@ struct ts_g2p {
 	const ts_lexicon *lx;
 	const ts_rules *rules;  /* may be NULL */
 	const ts_userlex *user; /* may be NULL */
-	const ts_g2pm *model;   /* may be NULL */
-	const ts_g2p_model *pm; /* set with it */
+	const ts_g2p_model *pm; /* the model, may be NULL */
 	ts_surnames *surnames;  /* may be NULL */
 	ts_g2pm_run *run;       /* its working memory */
 	size_t win_a, win_b;    /* the characters it last read (none: a == b) */
@@ -205,7 +204,6 @@ int ts_g2p_set_model(ts_g2p *g, const ts_g2p_model *pm)
 {
 	ts_g2pm_run_free(g->run);
 	g->run = NULL;
-	g->model = NULL;
 	g->pm = NULL;
 	if (!pm)
 		return 0;
@@ -213,7 +211,6 @@ int ts_g2p_set_model(ts_g2p *g, const ts_g2p_model *pm)
 		return TS_EINVAL;
 	if (!(g->run = ts_g2pm_run_new(pm->m)))
 		return TS_ENOMEM;
-	g->model = pm->m;
 	g->pm = pm;
 	return 0;
 }
@@ -425,7 +422,7 @@ static int ask_model(ts_g2p *g, size_t i, size_t n)
 	/* Only the readings both the lexicon and the model give the
 	 * character: the model was trained to choose among its own. */
 	int mcls[TS_G2PM_MAX_READINGS], cls[TS_LEX_OPEN];
-	unsigned mk = ts_g2pm_readings(g->model, g->fcp[i], mcls);
+	unsigned mk = ts_g2pm_readings(g->pm->m, g->fcp[i], mcls);
 	unsigned syl[TS_LEX_OPEN];
 	size_t k = 0, ours = TS_LEX_OPEN;
 	for (unsigned j = 0; j < nr && k < TS_LEX_OPEN; j++) {
@@ -472,7 +469,7 @@ static int decide_open(ts_g2p *g, size_t n)
 {
 	ts_rule_ctx ctx = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend};
 	int rules = g->rules && (g->stages & TS_G2P_RULES);
-	int model = g->model && (g->stages & TS_G2P_MODEL);
+	int model = g->pm && (g->stages & TS_G2P_MODEL);
 	g->win_a = g->win_b = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (g->syl[i] != SYL_OPEN)

@@ -255,11 +255,6 @@ const ts_lexicon *ts_lang_lexicon(const ts_lang *l)
 	return l ? l->lex : NULL;
 }
 
-const ts_g2pm *ts_lang_g2pm(const ts_lang *l)
-{
-	return l ? l->g2pm : NULL;
-}
-
 const ts_g2p_model *ts_lang_g2p_model(const ts_lang *l)
 {
 	return l ? l->g2p_model : NULL;

@@ -65,12 +65,9 @@ size_t ts_lang_lookalike_count(const ts_lang *l);
  * the ts_lang. */
 const ts_lexicon *ts_lang_lexicon(const ts_lang *l);
 
-/* The g2pM model, or NULL.  Owned by the ts_lang. */
-const ts_g2pm *ts_lang_g2pm(const ts_lang *l);
-
-/* The model as the converters of the lexicon ask it (see
+/* The g2pM model as the converters of the lexicon ask it (see
  * ts_g2p_set_model()), with the characters of g2pm_skip.txt left out;
- * NULL when there is no model.  Owned by the ts_lang. */
+ * NULL when the data has no model.  Owned by the ts_lang. */
 const ts_g2p_model *ts_lang_g2p_model(const ts_lang *l);
 
 /* The polyphone context rules, or NULL.  Owned by the ts_lang. */
