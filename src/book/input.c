@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1261,11 +1262,14 @@ static int add_dir(ts_book *b, const char *path)
  *    with --encoding, marked with a byte-order mark or, when the first
  *    NUL comes in the first SAMPLE_MAX bytes, detected from them as a
  *    file's encoding is.  The first NUL byte that is not text stops it.
- *  - The caller's cancel flag is checked after each read, and a signal
- *    that interrupts a read is not waited out.
+ *  - The caller's cancel flag is checked before each read and at least
+ *    every STDIN_POLL_MS while none comes: a signal that interrupts a read
+ *    is not waited out, nor one that comes between the check and the read
+ *    (where the read would wait for input that may never come).
  * A copy that failed is removed at once. */
 
 #define STDIN_MAX_DEFAULT (256L << 20)
+#define STDIN_POLL_MS     200
 
 /* The most standard input may hold into *max: 0, or TS_EINVAL (reported)
  * for a TINGSHU_STDIN_MAX that is not a size. */
@@ -1318,6 +1322,10 @@ static int read_stdin(const ts_book *b, char *buf, size_t n, size_t *got)
 	while (*got < n) {
 		if (cancelled(b))
 			return TS_ECANCELED;
+		struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+		int ready = poll(&p, 1, STDIN_POLL_MS);
+		if (ready == 0 || (ready < 0 && errno == EINTR))
+			continue; /* (another error is the read's to report) */
 		ssize_t k = read(STDIN_FILENO, buf + *got, n - *got);
 		if (k == 0)
 			break;

@@ -46,6 +46,15 @@ tmp_empty() {
 	[ -z "$left" ] || fail "$1: left in \$TMPDIR: $left"
 }
 
+# catches PID SIG: the process has a handler for the signal (SigCgt).
+catches() {
+	local mask n
+	mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$mask" ] || return 1
+	n=$(kill -l "$2")
+	(((16#$mask >> (n - 1)) & 1))
+}
+
 # big_gbk FILE: some 25 MB of GB18030 text (the seeds, many times), which
 # takes a good part of a second to decode.
 big_gbk() {
@@ -493,6 +502,12 @@ interrupt_stdin)
 		exec 9<>idle
 		"$TINGSHU" build -q -o "out-$sig" - <idle 2>"idle-$sig.err" &
 		pid=$!
+		# (Once it catches the signal: a loaded machine can take longer
+		# than any fixed wait to start it, and the signal then kills it.)
+		for ((i = 0; i < 1000; i++)); do
+			catches "$pid" "$sig" && break
+			sleep 0.01
+		done
 		sleep 0.3
 		SECONDS=0
 		kill -"$sig" "$pid"

@@ -43,9 +43,8 @@
 # what the call was on (file, or bytes asked), and what went wrong.
 #
 # Coverage.  The calls made before main() (the libraries' constructors:
-# about 2,200 allocations, a number that varies from run to run, since
-# FFmpeg's libraries are linked) are not swept: libgomp's exits on its own,
-# and N counts from main() on.
+# about 100 allocations) and inside dlopen() (see faultinject.c) are not
+# swept: libgomp's exits on its own, and N counts from main() on.
 # By default (under ctest: a test per scenario, text and pinyin in one) a
 # bounded sweep: in each process the first $D calls of a kind (default 6),
 # $S more spread evenly up to its last call (default 6) and the last $L
@@ -127,6 +126,11 @@ use_book() {
 	rm -rf book && cp -r "book.$1" book && BOOK=$1
 }
 
+# same A B: the two files hold the same text (bash reads them itself).
+same() {
+	[[ $(<"$1") == "$(<"$2")" ]]
+}
+
 # md5 of every file of a folder, the state included; temporaries and locks
 # are checked apart.
 snap() {
@@ -195,22 +199,72 @@ scen_prepare() {
 	esac
 }
 
+# Making a process costs milliseconds on some machines (CI's among them),
+# and a point used to start about ninety of them besides tingshu's own:
+# what can be read with bash's builtins is (and a function called in $(...)
+# is a process too).  first_line PATTERN ARRAY...: sets FIRST to the first
+# element that matches the bash pattern, or "".
+first_line() {
+	local pat=$1 l
+	shift
+	FIRST=
+	for l in "$@"; do
+		# shellcheck disable=SC2053 # (a pattern)
+		[[ $l == $pat ]] || continue
+		FIRST=$l
+		return
+	done
+}
+
 # run_faulted KIND N PROC ERRNO STICKY: the command under the library.
-# Sets RC, FIRED (the "fired" line, or "").
+# Sets RC, FIRED (the "fired" line, or ""), and FLOG and RUNERR: the lines
+# of fault.log and of the command's stderr.
 run_faulted() {
-	rm -f fault.log
+	: >fault.log # (the library appends to it)
 	# (The braces keep bash from announcing a process killed by a signal.)
-	{ env TS_FAULT_KIND="$1" TS_FAULT_N="$2" TS_FAULT_PROC="$3" TS_FAULT_ERRNO="$4" \
+	{ TS_FAULT_KIND="$1" TS_FAULT_N="$2" TS_FAULT_PROC="$3" TS_FAULT_ERRNO="$4" \
 		TS_FAULT_STICKY="$5" TS_FAULT_LOG="$W/fault.log" TMPDIR="$W/tmp" \
 		LD_PRELOAD="$SHIM${LD_PRELOAD:+:$LD_PRELOAD}" "$T" "${CMD[@]}" >run.out 2>run.err; } 2>/dev/null
 	RC=$?
-	FIRED=$(grep -m1 '^fired ' fault.log 2>/dev/null)
+	mapfile -t FLOG <fault.log
+	mapfile -t RUNERR <run.err
+	first_line 'fired *' "${FLOG[@]}"
+	FIRED=$FIRST
 }
 
-# The chapters' files of a snapshot, one line per chapter: "NNN md5s...".
-by_chapter() {
-	sed -n 's|^\([0-9a-f]*\)  \(\.tingshu/chapters/\)\{0,1\}\([0-9][0-9][0-9]\)-.*|\3 \1|p' "$1" |
-		sort | awk '{a[$1] = a[$1] " " $2} END {for (k in a) print k a[k]}' | sort
+# chapters BEFORE TARGET NOW: the chapters' files of three snapshots (a
+# chapter's: NNN-* and .tingshu/chapters/NNN-*, compared as sets of md5s).
+# Prints "bad NNN" for each chapter whose files in NOW are neither all as
+# in BEFORE nor all as in TARGET, and "all-target" when NOW's chapters are
+# all TARGET's.
+chapters() {
+	awk '
+	function put(list, x,   n, a, i, out, done) { # x into the sorted list
+		if (list == "") return x
+		n = split(list, a, " ")
+		for (i = 1; i <= n; i++) {
+			if (!done && (x "") < (a[i] "")) { out = out " " x; done = 1 }
+			out = out " " a[i]
+		}
+		if (!done) out = out " " x
+		return substr(out, 2)
+	}
+	{
+		path = substr($0, 35)
+		if (path ~ /^\.tingshu\/chapters\/[0-9][0-9][0-9]-/) c = substr(path, 19, 3)
+		else if (path ~ /^[0-9][0-9][0-9]-/) c = substr(path, 1, 3)
+		else next
+		files[f, c] = put(files[f, c], substr($0, 1, 32))
+		seen[c] = 1
+	}
+	END {
+		all = 1
+		for (c in seen) {
+			if (files[3, c] != files[1, c] && files[3, c] != files[2, c]) print "bad " c
+			if (files[3, c] != files[2, c]) all = 0
+		}
+		if (all) print "all-target"
+	}' f=1 "$1" f=2 "$2" f=3 "$3" # (f counts empty files too)
 }
 
 # judge_folder: how the folder is after a failed or successful build.
@@ -218,49 +272,60 @@ by_chapter() {
 judge_folder() {
 	snap out now.md5
 	WHY=
-	if cmp -s now.md5 "$TARGET"; then
+	if same now.md5 "$TARGET"; then
 		STATE=complete
 		return
 	fi
-	if cmp -s now.md5 "$BEFORE"; then
+	if same now.md5 "$BEFORE"; then
 		STATE=before
 		return
 	fi
 	# A chapter's files all as before or all as the clean build's.
-	by_chapter "$BEFORE" >ch.before
-	by_chapter "$TARGET" >ch.target
-	by_chapter now.md5 >ch.now
-	local c line
-	for c in $(cut -d' ' -f1 ch.before ch.target ch.now | sort -u); do
-		line=$(grep "^$c " ch.now)
-		if [ "$line" != "$(grep "^$c " ch.before)" ] && [ "$line" != "$(grep "^$c " ch.target)" ]; then
-			WHY="chapter $c: its files are neither all as before nor all new"
-		fi
+	local line all_target=""
+	while read -r line; do
+		case $line in
+		"bad "*) WHY="${WHY:+$WHY; }chapter ${line#bad }: its files are neither all as before nor all new" ;;
+		all-target) all_target=1 ;;
+		esac
+	done < <(chapters "$BEFORE" "$TARGET" now.md5)
+	# The book files name exactly the chapters there.  Each list sorted,
+	# one name a line ending in a newline, from one sorted stream of tagged
+	# lines: A the audio there, L the manifest's chapters, P the playlist's,
+	# B the whole-book files there, K the manifest's book_files, C the
+	# manifest's "complete".
+	local -A got=([A]="" [L]="" [P]="" [B]="" [K]="" [C]="")
+	while IFS= read -r line; do
+		got[${line%% *}]+="${line#? }"$'\n'
+	done < <({
+		find out -maxdepth 1 \( -name '[0-9][0-9][0-9]-*.wav' -printf 'A %P\n' \) -o \
+			\( \( -name '*.m4b' -o -name '*.epub' \) -printf 'B %P\n' \) 2>/dev/null
+		[ ! -e out/manifest.json ] ||
+			jq -r '(.chapters[].audio | "L " + .), (.book_files[]? | "K " + .), "C \(.complete)"' \
+				out/manifest.json 2>/dev/null
+		sed -n '/^#/!s/^/P /p' out/playlist.m3u 2>/dev/null
+	} | LC_ALL=C sort)
+	local k
+	local -A shown=() # (the lists as words)
+	for k in A L P B K; do
+		shown[$k]=${got[$k]%$'\n'}
+		shown[$k]=${shown[$k]//$'\n'/ }
 	done
-	# The book files name exactly the chapters there.
-	local audio listed playlist
-	audio=$(cd out 2>/dev/null && find . -maxdepth 1 -name '[0-9][0-9][0-9]-*.wav' -printf '%P\n' | sort)
-	if [ -n "$audio" ] || [ -e out/manifest.json ]; then
-		listed=$(jq -r '.chapters[].audio' out/manifest.json 2>/dev/null | sort)
-		playlist=$(grep -v '^#' out/playlist.m3u 2>/dev/null | sort)
-		[ "$listed" = "$audio" ] || WHY="${WHY:+$WHY; }manifest lists [$(echo $listed)], audio there [$(echo $audio)]"
-		[ "$playlist" = "$audio" ] || WHY="${WHY:+$WHY; }playlist lists [$(echo $playlist)], audio there [$(echo $audio)]"
+	if [ -n "${got[A]}" ] || [ -e out/manifest.json ]; then
+		[ "${got[L]}" = "${got[A]}" ] || WHY="${WHY:+$WHY; }manifest lists [${shown[L]}], audio there [${shown[A]}]"
+		[ "${got[P]}" = "${got[A]}" ] || WHY="${WHY:+$WHY; }playlist lists [${shown[P]}], audio there [${shown[A]}]"
 		# "complete" speaks of the chapters: false while any is not as
 		# the clean build's.  (When they all are, a whole-book file may
 		# still be missing, and is then not listed; and a build that
 		# could not read an input says false all the same.)
-		local books listed_books
-		cmp -s ch.now ch.target || [ "$(jq -r '.complete' out/manifest.json 2>/dev/null)" = false ] ||
-			WHY="${WHY:+$WHY; }the manifest of a book not as built says complete: $(jq -c .complete out/manifest.json 2>&1)"
-		books=$(cd out && find . -maxdepth 1 \( -name '*.m4b' -o -name '*.epub' \) -printf '%P\n' | sort)
-		listed_books=$(jq -r '.book_files[]?' out/manifest.json 2>/dev/null | sort)
-		[ "$books" = "$listed_books" ] ||
-			WHY="${WHY:+$WHY; }the manifest's book_files list [$(echo $listed_books)], the folder holds [$(echo $books)]"
+		[ -n "$all_target" ] || [ "${got[C]}" = $'false\n' ] ||
+			WHY="${WHY:+$WHY; }the manifest of a book not as built says complete: ${got[C]%$'\n'}"
+		[ "${got[B]}" = "${got[K]}" ] ||
+			WHY="${WHY:+$WHY; }the manifest's book_files list [${shown[K]}], the folder holds [${shown[B]}]"
 	fi
 	# A rerun heals.
 	if "$T" build -q -j1 "${HEAL[@]}" -o out book >heal.out 2>heal.err; then
 		snap out heal.md5
-		cmp -s heal.md5 "$TARGET" || WHY="${WHY:+$WHY; }a rerun does not give a clean build's files: $(diff "$TARGET" heal.md5 | grep '^[<>]' | head -3 | tr '\n' ' ')"
+		same heal.md5 "$TARGET" || WHY="${WHY:+$WHY; }a rerun does not give a clean build's files: $(diff "$TARGET" heal.md5 | grep '^[<>]' | head -3 | tr '\n' ' ')"
 	else
 		WHY="${WHY:+$WHY; }a rerun fails: $(head -2 heal.err | tr '\n' ' ')"
 	fi
@@ -276,35 +341,46 @@ point() {
 	scen_prepare "$scen"
 	run_faulted "$2" "$4" "$3" "$5" "$6"
 	PROBLEMS=()
-	err=$(grep -m1 '^tingshu: error: ' run.err)
+	first_line 'tingshu: error: *' "${RUNERR[@]}"
+	err=$FIRST
 	# Whose call failed, and in which file (see faultinject.c).
-	local fproc fpid from segv
+	local fproc fpid from segv l sanitizer="" other_report="" counted="" frame=""
 	read -r _ fproc _ _ _ fpid _ <<<"$FIRED"
-	from=$(sed -n "s/^from $fproc //p" fault.log 2>/dev/null | head -n 1)
+	first_line "from $fproc *" "${FLOG[@]}"
+	from=${FIRST#"from $fproc "}
+	# Its counts in the log: it ended by exit() or _exit().
+	first_line "count $fproc $fpid *" "${FLOG[@]}"
+	[ -z "$FIRST" ] || counted=1
+	# A sanitizer's report, the first frame of a stack outside the C
+	# library, and the processes with a SEGV report (their pids).
+	local -A segv_pids=()
+	for l in "${RUNERR[@]}"; do
+		[[ $l == *Sanitizer* || $l == *'runtime error:'* ]] && sanitizer=1
+		[[ $l == *'runtime error:'* || $l == *LeakSanitizer* ]] && other_report=1
+		[ -z "$frame" ] && [[ $l =~ ^\ *#[0-9]+\  ]] && [[ $l != *sysdeps* && $l != *libc.so* && $l != *libc-* ]] &&
+			frame=$l
+		[[ $l =~ ^==([0-9]*)==ERROR:\ AddressSanitizer:\ SEGV ]] && segv_pids[${BASH_REMATCH[1]}]=1
+	done
+	segv=${!segv_pids[*]} # (equal to a pid only when it is the one)
 	CONTAINED=
 	# A child process may die in a library that crashes rather than
 	# fails (eSpeak NG, uchardet, the dynamic loader): tingshu makes such
 	# calls in a child of their own, or a worker, to contain that; the run
 	# must then end in a clear error.  Counted apart ("contained").  Under AddressSanitizer
 	# that death is its SEGV report, from that process, in that library.
-	segv=$(sed -n 's/^==\([0-9]*\)==ERROR: AddressSanitizer: SEGV.*/\1/p' run.err | sort -u)
 	if [ -n "$FIRED" ] && [ "$fproc" != p ] && [ "$RC" -ne 0 ] && [ "$RC" -lt 128 ] &&
 		[ -n "$err" ] && [ -n "$from" ] && [ "$from" != "?" ] && [ "$from" != "${T##*/}" ]; then
 		# (The SEGV in the library itself: its first frame outside the
 		# C library.)
-		if [ "$segv" = "$fpid" ] &&
-			grep -E '^ *#[0-9]+ ' run.err | grep -v 'sysdeps\|libc\.so\|libc-' | head -n 1 |
-			grep -qF "$from" &&
-			! grep -q 'runtime error:\|LeakSanitizer' run.err; then
+		if [ "$segv" = "$fpid" ] && [[ $frame == *"$from"* ]] && [ -z "$other_report" ]; then
 			CONTAINED=$from
-		elif [ -z "$segv" ] && ! grep -q "^count $fproc $fpid " fault.log &&
-			! grep -q 'Sanitizer\|runtime error:' run.err; then
+		elif [ -z "$segv" ] && [ -z "$counted" ] && [ -z "$sanitizer" ]; then
 			CONTAINED=$from
 		fi
 	fi
 	if [ -n "$CONTAINED" ]; then
 		:
-	elif [ "$RC" -ge 128 ] || grep -q 'Sanitizer\|runtime error:' run.err; then
+	elif [ "$RC" -ge 128 ] || [ -n "$sanitizer" ]; then
 		PROBLEMS+=("crash: exit $RC: $(grep -m3 'Sanitizer\|runtime error\|terminate\|what()\|error' run.err | tr '\n' ' ')")
 	elif [ "$RC" -ne 0 ] && [ -z "$err" ]; then
 		PROBLEMS+=("unclear: exit $RC without a 'tingshu: error:' line; stderr: $(head -c 300 run.err | tr '\n' ' ')")
@@ -313,13 +389,12 @@ point() {
 	fi
 	# The process that failed the call ended without exit() or _exit()
 	# (its counts are not in the log): killed by a signal.
-	if [ -z "$CONTAINED" ] && [ -n "$FIRED" ] && [ "$RC" -lt 128 ] &&
-		! grep -q "^count $fproc $fpid " fault.log; then
+	if [ -z "$CONTAINED" ] && [ -n "$FIRED" ] && [ "$RC" -lt 128 ] && [ -z "$counted" ]; then
 		PROBLEMS+=("crash: process $fproc (pid $fpid) was killed by a signal after the fault (in ${from:-?})")
 	fi
 	# Temporaries: in the folder, locks, $TMPDIR.
-	left=$(find out -name '.*.part-*' 2>/dev/null; find out/.tingshu/locks -mindepth 1 2>/dev/null;
-		find tmp -mindepth 1)
+	left=$(find out tmp -mindepth 1 \( -name '.*.part-*' -o -path 'out/.tingshu/locks/*' -o \
+		-path 'tmp/*' \) -print 2>/dev/null)
 	[ -z "$left" ] || PROBLEMS+=("leftover: $(echo $left)")
 	case $scen in
 	text | pinyin)
