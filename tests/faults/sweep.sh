@@ -48,8 +48,9 @@
 # By default (under ctest: a test per scenario, text and pinyin in one) a
 # bounded sweep: in each process the first $D calls of a kind (default 6),
 # $S more spread evenly up to its last call (default 6) and the last $L
-# (default 3), writes failing with ENOSPC: about 550 runs, 145 s in all
-# (the slowest scenario about 190 s under ASan, on two busy cores).
+# (default 3), writes failing with ENOSPC: about 550 runs; in CI's
+# sanitizer build (2 cores, ctest -j2, where making a process costs
+# milliseconds) 50 s (text) to 290 s (voices) a scenario, 1,200 s in all.
 # TS_FAULTS_FULL=1: every N of every kind, but malloc beyond the first 300
 # calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3; a
 # build makes about 4,500 allocations: 1,050 in the command, 2,000 in the
