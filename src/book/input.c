@@ -1087,14 +1087,22 @@ static int scan_guessed(ts_book *b, const char *path, const char *display, int m
 {
 	ts_guess g;
 	int rc;
-	char *sample = malloc(SAMPLE_MAX);
-	if (!sample)
-		return TS_ENOMEM;
 	FILE *f = open_input(b, path, display, &rc);
 	if (!f)
-		goto out;
-	size_t n = fread(sample, 1, SAMPLE_MAX, f);
-	int whole = n < SAMPLE_MAX || fgetc(f) == EOF;
+		return rc;
+	/* No more than the file holds (and a byte to see it end): a chapter
+	 * of a few kilobytes does not map and unmap a quarter megabyte. */
+	struct stat st;
+	size_t cap = SAMPLE_MAX;
+	if (fstat(fileno(f), &st) == 0 && st.st_size >= 0 && st.st_size < (off_t)cap)
+		cap = (size_t)st.st_size + 1;
+	char *sample = malloc(cap);
+	if (!sample) {
+		fclose(f);
+		return TS_ENOMEM;
+	}
+	size_t n = fread(sample, 1, cap, f);
+	int whole = n < cap || fgetc(f) == EOF;
 	if (ferror(f)) {
 		rc = TS_EIO;
 		diag(b, TS_ERROR, "%s: read error: %s", display, strerror(errno));

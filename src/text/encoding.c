@@ -18,6 +18,10 @@
 #include <uchardet.h>
 
 #define DECODE_BLOCK 65536
+/* The UTF-8 a block becomes goes out in pieces of this size (iconv says
+ * E2BIG when one is full): under 128 KB, so that allocators keep it on
+ * their heap instead of mapping and unmapping it for each file. */
+#define DECODE_OUT DECODE_BLOCK
 
 int ts_encoding_known(const char *name)
 {
@@ -434,10 +438,10 @@ int ts_encoding_decode_cancel(FILE *in, long at, const char *enc, FILE *out,
 	iconv_t cd = iconv_open("UTF-8", enc);
 	if (cd == (iconv_t)-1)
 		return errno == ENOMEM ? TS_ENOMEM : TS_EINVAL;
-	/* Output grows at most 3 times (a one-byte code to a three-byte
-	 * character); E2BIG is handled anyway. */
+	/* A block's output (up to 3 times its size: a one-byte code to a
+	 * three-byte character) may take several rounds of obuf (E2BIG). */
 	ibuf = malloc(DECODE_BLOCK);
-	obuf = malloc(3 * DECODE_BLOCK);
+	obuf = malloc(DECODE_OUT);
 	if (!ibuf || !obuf) {
 		rc = TS_ENOMEM;
 		goto out;
@@ -459,7 +463,7 @@ int ts_encoding_decode_cancel(FILE *in, long at, const char *enc, FILE *out,
 		size_t il = have;
 		while (il > 0) {
 			char *op = obuf;
-			size_t ol = 3 * DECODE_BLOCK;
+			size_t ol = DECODE_OUT;
 			size_t r = iconv(cd, &ip, &il, &op, &ol);
 			int e = errno;
 			if ((rc = emit(obuf, (size_t)(op - obuf), out, fault)))
@@ -495,7 +499,7 @@ int ts_encoding_decode_cancel(FILE *in, long at, const char *enc, FILE *out,
 	}
 	/* Stateful encodings (ISO-2022, UTF-7) may owe a last character. */
 	char *op = obuf;
-	size_t ol = 3 * DECODE_BLOCK;
+	size_t ol = DECODE_OUT;
 	if (iconv(cd, NULL, NULL, &op, &ol) == (size_t)-1) {
 		rc = TS_EDECODE;
 		goto out;
