@@ -4,7 +4,16 @@
  * needs only the folder's path, not espeak_ng_Initialize().  It runs once,
  * in a child process, which leaves eSpeak in this one untouched and keeps
  * a crash of eSpeak's (out of memory) from being this process's; the
- * names it sends back are kept for the lookups that follow. */
+ * names it sends back are kept for the lookups that follow.
+ *
+ * Most lookups need no list: a variant is a file of voices/!v, and a
+ * voice named by its identifier (its file's path under lang/, or that
+ * path's last part: "en" for lang/gmw/en) is found by looking there.  Every
+ * such file is in eSpeak's list (each has a language line), so what is
+ * found so is what the list would find; only a name not found so (a
+ * voice's name, as "English (Great Britain)", or no such voice) asks for
+ * the list.  Each preset loaded asked for it before: a child process and
+ * some 200 files read, a tenth of a second under AddressSanitizer. */
 #include "speech/espeak.h"
 
 #include "base/child.h"
@@ -121,12 +130,54 @@ static int id_is(const char *p, const char *id)
 	return strncmp(p, id, n) == 0 && (p[n] == '\t' || p[n] == '\n');
 }
 
+/* Is DATA/sub/name a regular file? */
+static int data_file(const char *sub, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int k = snprintf(p, sizeof p, "%s/%s/%s", ts_espeak_data(), sub, name);
+	return k > 0 && (size_t)k < sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Is there a file under dir (rel its path under lang/) that eSpeak would
+ * take for the voice name: its path under lang/, or that path's last
+ * part, in any case (as SelectVoiceByName() compares identifiers)? */
+static int find_voice_file(char *dir, size_t rel, const char *name, int depth)
+{
+	DIR *d = depth < 8 ? opendir(dir) : NULL;
+	if (!d)
+		return 0;
+	size_t len = strlen(dir), n = strlen(name);
+	int found = 0;
+	struct dirent *e;
+	struct stat st;
+	while (!found && (e = readdir(d))) {
+		size_t el = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len + 1 + el >= PATH_MAX)
+			continue;
+		dir[len] = '/';
+		memcpy(dir + len + 1, e->d_name, el + 1);
+		if (stat(dir, &st) != 0) {
+			found = 0;
+		} else if (S_ISDIR(st.st_mode)) {
+			found = find_voice_file(dir, rel, name, depth + 1);
+		} else if (S_ISREG(st.st_mode)) {
+			const char *id = dir + rel;
+			size_t l = strlen(id);
+			found =
+			    (l == n && strcasecmp(id, name) == 0) ||
+			    (l > n && id[l - n - 1] == '/' && strcasecmp(id + l - n, name) == 0);
+		}
+		dir[len] = '\0';
+	}
+	closedir(d);
+	return found;
+}
+
 static int has_variant(const char *name)
 {
 	char file[80];
 	const char *variants;
-	if (!list(&variants))
-		return -1;
 	/* As eSpeak's ExtractVoiceVariantName() reads a number. */
 	if (name[0] >= '0' && name[0] <= '9') {
 		int k = atoi(name);
@@ -136,6 +187,10 @@ static int has_variant(const char *name)
 	} else {
 		snprintf(file, sizeof file, "!v/%s", name);
 	}
+	if (!strchr(name, '/') && data_file("voices", file))
+		return 1;
+	if (!list(&variants))
+		return -1;
 	for (const char *p = variants; *p && *p != '\n'; p = strchr(p, '\n') + 1)
 		if (id_is(p, file))
 			return 1;
@@ -159,6 +214,10 @@ int ts_espeak_has_voice(const char *name)
 	}
 	snprintf(base, sizeof base, "%.*s", (int)n, name);
 	n = strlen(base);
+	char dir[PATH_MAX];
+	int k = snprintf(dir, sizeof dir, "%s/lang", ts_espeak_data());
+	if (n && k > 0 && (size_t)k < sizeof dir && find_voice_file(dir, (size_t)k + 1, base, 0))
+		return 1;
 	const char *p = list(&variants);
 	if (!p)
 		return -1;
@@ -180,5 +239,11 @@ const char *ts_espeak_data(void)
 {
 	const char *path = NULL;
 	espeak_Info(&path);
-	return path ? path : "espeak-ng-data";
+	if (!path || !*path) {
+		/* Only the path (ESPEAK_DATA_PATH or the default): nothing
+		 * else of eSpeak is set up. */
+		espeak_ng_InitializePath(NULL);
+		espeak_Info(&path);
+	}
+	return path && *path ? path : "espeak-ng-data";
 }

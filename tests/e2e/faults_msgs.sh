@@ -79,6 +79,10 @@ preset_names)
 	run 2 variant "$TINGSHU" build -q --voices-dir v --voice badvariant -o out ch.txt
 	err_has variant "badvariant.voice:$vline:" '"f33"' "variant"
 	[ -e out ] && fail "variant: the output folder was made"
+	# It names the folder of eSpeak's variants, as eSpeak finds it (the
+	# message once said "/voices/!v": the path, unset in the command).
+	vdir=$(sed -n 's/.*(its variants are the files of \(.*\))$/\1/p' "$RUN_ERR")
+	[ -n "$vdir" ] && [ -f "$vdir/f3" ] || fail "variant: '$vdir' is not the folder of eSpeak's variants"
 	run 2 latin "$TINGSHU" build -q --voices-dir v --voice badlatin -o out ch.txt
 	err_has latin "badlatin.voice:$lline:" '"englsh"' "latin_voice"
 	run 2 path "$TINGSHU" build -q --voices-dir v --voice pathvariant -o out ch.txt

@@ -53,8 +53,10 @@
 # milliseconds) 50 s (text) to 290 s (voices) a scenario, 1,200 s in all.
 # TS_FAULTS_FULL=1: every N of every kind, but malloc beyond the first 300
 # calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3; a
-# build makes about 4,500 allocations: 1,050 in the command, 2,000 in the
-# child listing eSpeak's voices, 1,050 in the worker starting eSpeak);
+# build makes about 3,300 allocations: 1,700 in the command, 1,050 in the
+# worker starting eSpeak, 80 in its level probe, 220 in each chapter's
+# process; eSpeak's list of voices, 2,000 in a child of the command, is no
+# longer made when the preset's names are found as files);
 # writes also with EIO; and "sticky" faults (TS_FAULT_STICKY: the N-th call
 # and all after it fail, a disk that stays full, memory that stays short)
 # for write and malloc: with stride 7, about 16,000 runs, an hour as two
