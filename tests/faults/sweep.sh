@@ -50,7 +50,7 @@
 # $S more spread evenly up to its last call (default 6) and the last $L
 # (default 3), writes failing with ENOSPC: about 550 runs; in CI's
 # sanitizer build (2 cores, ctest -j2, where making a process costs
-# milliseconds) 50 s (text) to 290 s (voices) a scenario, 1,200 s in all.
+# milliseconds) 35 s (text) to 270 s (voices) a scenario, 1,070 s in all.
 # TS_FAULTS_FULL=1: every N of every kind, but malloc beyond the first 300
 # calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3; a
 # build makes about 3,300 allocations: 1,700 in the command, 1,050 in the
