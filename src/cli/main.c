@@ -13,14 +13,15 @@
 #include <unistd.h>
 
 /* What the command line itself keeps of the options. */
-typedef struct cli {
+typedef struct cli_flags {
 	int quiet, verbose, help, dry_run, sentences, explain;
-} cli;
+} cli_flags;
 
-static cli g;
-static ts_build_opts bo;
-static ts_text_opts to;
-static ts_speakers_opts so;
+/* The options as parsed: the tables of commands[] point into them. */
+static cli_flags flags;
+static ts_build_opts build_opts;
+static ts_text_opts text_opts;
+static ts_speakers_opts speakers_opts;
 static int progress_shown; /* a progress line is on the terminal */
 static int out_errno;      /* why standard output could not be written */
 static volatile sig_atomic_t interrupted;
@@ -53,9 +54,9 @@ static void on_diag(void *ud, ts_level level, const char *text)
 	(void)ud;
 	if (level == TS_ERROR)
 		msg("error", "%s", text);
-	else if (level == TS_WARNING && !g.quiet)
+	else if (level == TS_WARNING && !flags.quiet)
 		msg("warning", "%s", text);
-	else if (level == TS_INFO && g.verbose)
+	else if (level == TS_INFO && flags.verbose)
 		msg("", "%s", text);
 }
 
@@ -109,7 +110,7 @@ static int parse_loudness(const opt *o, const char *v, void *base, char *why, si
 
 #define B(field) offsetof(ts_build_opts, field)
 #define R(field) offsetof(ts_read_opts, field)
-#define C(field) offsetof(cli, field)
+#define C(field) offsetof(cli_flags, field)
 
 static const char *const dialogues[] = {"narrator", "voices", NULL};
 static const int dialogue_values[] = {TS_DIALOGUE_NARRATOR, TS_DIALOGUE_VOICES};
@@ -313,7 +314,8 @@ static int cmd_voices(const command *c, int argc, char **argv)
 	ts_error err = {0};
 	size_t bad = 0;
 	(void)c, (void)argc, (void)argv;
-	int rc = ts_voices_print(to.read.voices_dir, write_stdout, NULL, on_diag, NULL, &bad, &err);
+	int rc = ts_voices_print(text_opts.read.voices_dir, write_stdout, NULL, on_diag, NULL, &bad,
+	                         &err);
 	if (rc < 0 && !out_errno)
 		return msg("error", "%s", ts_error_msg(&err)), status_of(rc);
 	return rc || bad ? EXIT_FAILED : EXIT_OK;
@@ -322,16 +324,16 @@ static int cmd_voices(const command *c, int argc, char **argv)
 static int cmd_text(const command *c, int argc, char **argv)
 {
 	int pinyin = strcmp(c->name, "pinyin") == 0;
-	to.mode = g.explain     ? TS_TEXT_EXPLAIN
-	          : pinyin      ? TS_TEXT_PINYIN
-	          : g.sentences ? TS_TEXT_CHUNKS
-	                        : TS_TEXT_LINES;
+	text_opts.mode = flags.explain     ? TS_TEXT_EXPLAIN
+	                 : pinyin          ? TS_TEXT_PINYIN
+	                 : flags.sentences ? TS_TEXT_CHUNKS
+	                                   : TS_TEXT_LINES;
 	ts_error err = {0};
 	size_t failed = 0;
-	to.cancel = &interrupted;
+	text_opts.cancel = &interrupted;
 	catch_signals();
-	int rc = ts_text_print(&to, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL, &failed,
-	                       &err);
+	int rc = ts_text_print(&text_opts, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL,
+	                       &failed, &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc && !out_errno) { /* standard output's failure: main() reports it */
@@ -345,10 +347,10 @@ static int cmd_speakers(const command *c, int argc, char **argv)
 {
 	ts_error err = {0};
 	size_t failed = 0;
-	so.cancel = &interrupted;
+	speakers_opts.cancel = &interrupted;
 	catch_signals();
-	int rc = ts_speakers_print(&so, argv, (size_t)argc, write_stdout, NULL, on_diag, NULL,
-	                           &failed, &err);
+	int rc = ts_speakers_print(&speakers_opts, argv, (size_t)argc, write_stdout, NULL, on_diag,
+	                           NULL, &failed, &err);
 	if (rc && !out_errno) {
 		msg("error", "%s", ts_error_msg(&err));
 		return status_of(rc);
@@ -374,21 +376,21 @@ static int cmd_build(const command *c, int argc, char **argv)
 {
 	ts_error err = {0};
 	ts_plan *plan;
-	bo.cancel = &interrupted;
+	build_opts.cancel = &interrupted;
 	catch_signals();
-	int rc = ts_plan_new(&plan, &bo, argv, (size_t)argc, on_diag, NULL, &err);
+	int rc = ts_plan_new(&plan, &build_opts, argv, (size_t)argc, on_diag, NULL, &err);
 	if (rc == TS_EINVAL)
 		return usage_error(c->name, "%s", ts_error_msg(&err));
 	if (rc)
 		return msg("error", "%s", ts_error_msg(&err)), status_of(rc);
 	int status = ts_plan_inputs_failed(plan) ? EXIT_FAILED : EXIT_OK;
-	if (g.dry_run) {
+	if (flags.dry_run) {
 		ts_plan_print(plan, write_stdout, NULL);
 		ts_plan_free(plan);
 		return status;
 	}
 	ts_build_events ev = {.diag = on_diag};
-	if (isatty(2) && !g.quiet)
+	if (isatty(2) && !flags.quiet)
 		ev.progress = on_progress;
 	ts_build_summary sum;
 	rc = ts_plan_build(plan, &ev, &sum, &err);
@@ -401,8 +403,8 @@ static int cmd_build(const command *c, int argc, char **argv)
 		if (sum.failed)
 			status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
 		char line[1024];
-		ts_summary_text(&sum, bo.outdir, line, sizeof line);
-		if (!g.quiet)
+		ts_summary_text(&sum, build_opts.outdir, line, sizeof line);
+		if (!flags.quiet)
 			msg("", "%s", line);
 	}
 	ts_plan_free(plan);
@@ -412,18 +414,18 @@ static int cmd_build(const command *c, int argc, char **argv)
 /* clang-format off */
 static const command commands[] = {
     {"build", build_head, build_tail, "no INPUT given (a .txt file, an EPUB, a directory, or -)", cmd_build,
-     {OPT_BLOCK(build_rows, &bo), OPT_BLOCK(read_rows, &bo.read), OPT_BLOCK(voices_dir_rows, &bo.read),
-      OPT_BLOCK(build_cli_rows, &g), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
+     {OPT_BLOCK(build_rows, &build_opts), OPT_BLOCK(read_rows, &build_opts.read), OPT_BLOCK(voices_dir_rows, &build_opts.read),
+      OPT_BLOCK(build_cli_rows, &flags), OPT_BLOCK(quiet_rows, &flags), OPT_BLOCK(help_rows, &flags)}, 6},
     {"text", text_head, "", "no FILE given", cmd_text,
-     {OPT_BLOCK(text_cli_rows, &g), OPT_BLOCK(read_rows, &to.read), OPT_BLOCK(voices_dir_rows, &to.read),
-      OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 5},
+     {OPT_BLOCK(text_cli_rows, &flags), OPT_BLOCK(read_rows, &text_opts.read), OPT_BLOCK(voices_dir_rows, &text_opts.read),
+      OPT_BLOCK(quiet_rows, &flags), OPT_BLOCK(help_rows, &flags)}, 5},
     {"pinyin", pinyin_head, "", "no FILE given", cmd_text,
-     {OPT_BLOCK(pinyin_cli_rows, &g), OPT_BLOCK(upto_rows, &to), OPT_BLOCK(read_rows, &to.read),
-      OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 6},
+     {OPT_BLOCK(pinyin_cli_rows, &flags), OPT_BLOCK(upto_rows, &text_opts), OPT_BLOCK(read_rows, &text_opts.read),
+      OPT_BLOCK(voices_dir_rows, &text_opts.read), OPT_BLOCK(quiet_rows, &flags), OPT_BLOCK(help_rows, &flags)}, 6},
     {"speakers", speakers_head, "", "no FILE given", cmd_speakers,
-     {OPT_BLOCK(speakers_rows, &so), OPT_BLOCK(quiet_rows, &g), OPT_BLOCK(help_rows, &g)}, 3},
+     {OPT_BLOCK(speakers_rows, &speakers_opts), OPT_BLOCK(quiet_rows, &flags), OPT_BLOCK(help_rows, &flags)}, 3},
     {"voices", voices_head, "", NULL, cmd_voices,
-     {OPT_BLOCK(voices_dir_rows, &to.read), OPT_BLOCK(help_rows, &g)}, 2},
+     {OPT_BLOCK(voices_dir_rows, &text_opts.read), OPT_BLOCK(help_rows, &flags)}, 2},
 };
 /* clang-format on */
 
@@ -464,8 +466,8 @@ static int close_stdout(int status)
 
 static int run(int argc, char **argv)
 {
-	ts_build_opts_init(&bo);
-	to.upto = TS_UPTO_ALL;
+	ts_build_opts_init(&build_opts);
+	text_opts.upto = TS_UPTO_ALL;
 	if (argc < 2)
 		return fputs(main_help, stderr), EXIT_USAGE;
 	const char *name = argv[1];
@@ -484,7 +486,7 @@ static int run(int argc, char **argv)
 	int first = opt_parse(c->name, argc - 1, argv + 1, c->blocks, c->nblocks);
 	if (first < 0)
 		return EXIT_USAGE;
-	if (g.help)
+	if (flags.help)
 		return print_help(c);
 	int nargs = argc - 1 - first;
 	char **args = argv + 1 + first;
