@@ -167,7 +167,8 @@ epub_sum() { # FILE: its members, in order, and their content less the date
 	done
 }
 # What was made, minus what names a process or a moment: the lock files.
-find . -path '*/.tingshu/locks' -prune -o -type f -print | LC_ALL=C sort | while read -r f; do
+find . -path '*/.tingshu/locks' -prune -o -type f ! -path ./SUMS ! -path ./SUMS.tmp -print |
+	LC_ALL=C sort | while read -r f; do
 	case $f in
 	*/.tingshu/book.epub) sum=$(cut -d' ' -f1,3- "$f" | md5sum | cut -d' ' -f1) ;;
 	*/.tingshu/*) sum=$(md5sum <"$f" | cut -d' ' -f1) ;;
@@ -175,5 +176,6 @@ find . -path '*/.tingshu/locks' -prune -o -type f -print | LC_ALL=C sort | while
 	*) sum=$(md5sum <"$f" | cut -d' ' -f1) ;;
 	esac
 	printf '%s  %s\n' "$sum" "$f"
-done >SUMS
+done >SUMS.tmp
+mv SUMS.tmp SUMS
 echo "outputs: $n runs, $(wc -l <SUMS) files listed in $work/SUMS"

@@ -42,7 +42,8 @@ echo "same_outputs: building the work tree in $build" >&2
 cmake -S "$top" -B "$build" >/dev/null
 cmake --build "$build" -j"$jobs" --target tingshu >/dev/null
 bash "$top/tests/refactor/outputs.sh" "$build/tingshu" "$tmp/after" >&2
-if diff "$before/SUMS" "$tmp/after/SUMS" >"$tmp/diff"; then
+# (Kept outputs of an earlier outputs.sh may list SUMS itself.)
+if diff <(grep -v '  ./SUMS$' "$before/SUMS") "$tmp/after/SUMS" >"$tmp/diff"; then
 	echo "same_outputs: the same $(wc -l <"$tmp/after/SUMS") files as $base"
 	exit 0
 fi
