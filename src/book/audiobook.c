@@ -5,9 +5,10 @@
  * earlier build that --force replaces.  The command line only passes the
  * settings and shows what this reports. */
 #include "audio/m4b.h"
-#include "book/build.h"
+#include "book/chapterkey.h"
 #include "book/output.h"
 #include "book/plan.h"
+#include "book/workers.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -481,7 +482,7 @@ static void report_progress(const progress *p)
 	p->ev->progress(p->ev->ud, &r);
 }
 
-static void on_event(void *ud, const ts_event *ev)
+static void on_event(void *ud, const ts_worker_event *ev)
 {
 	progress *p = ud;
 	size_t i = ev->chapter;
@@ -542,7 +543,7 @@ static void work_free(const ts_plan *p, work *w, size_t n)
  * read is an error of its own; one known to have nothing to speak (an
  * empty record of its key) is skipped again with its warning.  0, or
  * TS_ENOMEM. */
-static int plan_work(ts_plan *p, work *w, ts_build_job *job, ts_error *err)
+static int plan_work(ts_plan *p, work *w, const ts_chapter_job *job, ts_error *err)
 {
 	size_t n = p->n;
 	p->keys = calloc(n, sizeof *p->keys);
@@ -670,28 +671,34 @@ static int land_chapter(const void *ud, const ts_landing *l, ts_error *err)
 	return ts_folder_land(ud, l, err);
 }
 
-/* The job of the worker pool for the chapters of w. */
-static ts_build_job pool_job(const ts_plan *p, const work *w)
+/* How each chapter of the plan is made. */
+static ts_chapter_job chapter_job(const ts_plan *p)
 {
-	return (ts_build_job){.book = p->book,
-	                      .voice = &p->rd.voice,
-	                      .voicing = p->voicing.dialogue ? &p->voicing : NULL,
-	                      .lang = p->rd.lang,
-	                      .rate_factor = p->o.rate,
-	                      .format = p->fmt,
-	                      .master = p->mo,
-	                      .quality = p->o.quality,
-	                      .author = p->o.author,
-	                      .paths = p->paths,
-	                      .timing = p->timing_mask,
-	                      .workers = p->o.jobs,
-	                      .owner_pid = (long)getpid(),
-	                      .cancel = p->o.cancel,
-	                      .todo = w ? w->todo : NULL,
-	                      .outdir = p->o.outdir,
-	                      .keys = p->keys,
-	                      .land = land_chapter,
-	                      .land_ud = p};
+	return (ts_chapter_job){.book = p->book,
+	                        .voice = &p->rd.voice,
+	                        .voicing = p->voicing.dialogue ? &p->voicing : NULL,
+	                        .lang = p->rd.lang,
+	                        .rate_factor = p->o.rate,
+	                        .format = p->fmt,
+	                        .master = p->mo,
+	                        .quality = p->o.quality,
+	                        .author = p->o.author,
+	                        .paths = p->paths,
+	                        .timing = p->timing_mask,
+	                        .owner_pid = (long)getpid()};
+}
+
+/* The job of the worker pool for the chapters of w. */
+static ts_workers_job pool_job(const ts_plan *p, const work *w)
+{
+	return (ts_workers_job){.chapters = chapter_job(p),
+	                        .workers = p->o.jobs,
+	                        .cancel = p->o.cancel,
+	                        .todo = w->todo,
+	                        .outdir = p->o.outdir,
+	                        .keys = p->keys,
+	                        .land = land_chapter,
+	                        .land_ud = p};
 }
 
 /* The worker pool over the chapters to build, progress reported as it
@@ -713,14 +720,14 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 	prog.partial_samples = calloc(n, sizeof *prog.partial_samples);
 	prog.partial_finish = calloc(n, sizeof *prog.partial_finish);
 	prog.results = calloc(n, sizeof *prog.results);
-	ts_build_stats stats = {0};
+	ts_workers_stats stats = {0};
 	int rc = 0;
 	if (!prog.partial || !prog.partial_samples || !prog.partial_finish || !prog.results) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	ts_build_job job = pool_job(p, w);
-	rc = ts_build_run(&job, prog.results, &stats, on_event, &prog, err);
+	ts_workers_job job = pool_job(p, w);
+	rc = ts_workers_run(&job, prog.results, &stats, on_event, &prog, err);
 	if (p->o.cancel && *p->o.cancel) {
 		rc = ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
 		goto out;
@@ -754,7 +761,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	if (rc)
 		return rc;
 	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
-	ts_build_job job = pool_job(p, NULL);
+	ts_chapter_job job = chapter_job(p);
 	if ((rc = plan_work(p, &w, &job, err)) || (rc = ts_wholebook_plan(p, err)))
 		goto out;
 	sum->kept = w.kept;

@@ -9,7 +9,7 @@
 #include "audio/master.h"
 #include "audio/write.h"
 #include "base/hash.h"
-#include "book/build.h"
+#include "book/workers.h"
 #include "book/input.h"
 #include "book/output.h"
 #include "book/reading.h"

@@ -1,9 +1,9 @@
 /* voiced.h - a chapter read in its speakers' voices (tingshu build
  * --dialogue voices): its text through the front end paragraph by
  * paragraph, each quotation in its speaker's voice (casting.h), and the
- * spool, where the quotations are spoken first, voice by voice, so that
- * eSpeak NG changes voice once per voice heard rather than twice per
- * quotation (see voiced.c). */
+ * quotations' audio, spoken first, voice by voice, so that eSpeak NG
+ * changes voice once per voice heard rather than twice per quotation
+ * (see voiced.c). */
 #ifndef TS_VOICED_H
 #define TS_VOICED_H
 
@@ -38,31 +38,38 @@ typedef void (*ts_voice_fn)(void *ud, const ts_voice *v, const char *speaker);
 int ts_feed_voiced(ts_reader *rd, ts_frontend *fe, const ts_voicing *vo, const ts_voice *narrator,
                    ts_voice_fn fn, void *ud);
 
-/* The quotations of one chapter, spoken first. */
-typedef struct ts_spool ts_spool;
+/* The audio of one chapter's quotations, spoken first, voice by voice. */
+typedef struct ts_quote_audio ts_quote_audio;
 
-/* A spool for chapter ch, whose narrator is narrator, for its audio at
- * path (its samples are kept in that folder): both must outlive it.  NULL
- * when out of memory; free with ts_spool_free(). */
-ts_spool *ts_spool_new(const ts_chapter *ch, const char *path, const ts_voice *narrator);
+/* The quotations' audio of chapter ch, whose narrator is narrator, for
+ * its audio at path (the samples wait in that folder): all three must
+ * outlive it.  NULL when out of memory; free with ts_quote_audio_free(). */
+ts_quote_audio *ts_quote_audio_new(const ts_chapter *ch, const char *path,
+                                   const ts_voice *narrator);
 
-/* Read the chapter once and speak its quotations into the spool, with
- * syn (rate_factor scaling each preset's rate) and pcm as scratch; *cur
- * gets the synthesizer's voice.  0, or a code with err filled. */
-int ts_spool_fill(ts_spool *sp, const ts_lang *lang, const ts_voicing *vo, ts_synth *syn,
-                  double rate_factor, ts_samples *pcm, const ts_voice **cur, ts_error *err);
+/* The first reading of the chapter (ts_feed_chapter(), as the second
+ * reads it): its next chunk, text (NUL-terminated) to be spoken in voice
+ * v; only a quotation's (v is not the narrator) is kept to be spoken.  0
+ * or TS_ENOMEM. */
+int ts_quote_audio_list(ts_quote_audio *qa, const ts_voice *v, const char *text);
+
+/* Speak the quotations the first reading listed, voice by voice, with syn
+ * (rate_factor scaling each preset's rate) and pcm as scratch; *cur gets
+ * the synthesizer's voice.  0, or a code with err filled. */
+int ts_quote_audio_speak(ts_quote_audio *qa, ts_synth *syn, double rate_factor, ts_samples *pcm,
+                         const ts_voice **cur, ts_error *err);
 
 /* The samples of the second reading's next chunk, in voice want, into
- * pcm: 0 when they came from the spool, 1 for the narrator's chunk, to be
+ * pcm: 0 when they were spoken first, 1 for the narrator's chunk, to be
  * spoken now, or a code with err filled. */
-int ts_spool_take(ts_spool *sp, const ts_voice *want, ts_samples *pcm, ts_error *err);
+int ts_quote_audio_take(ts_quote_audio *qa, const ts_voice *want, ts_samples *pcm, ts_error *err);
 
 /* The second reading is over: 0 when it took every chunk of the first,
  * or an internal error (TS_EINVAL) with err filled. */
-int ts_spool_end(const ts_spool *sp, ts_error *err);
+int ts_quote_audio_end(const ts_quote_audio *qa, ts_error *err);
 
-/* Closes the spool's file (nothing is left of it) and frees sp; NULL does
- * nothing. */
-void ts_spool_free(ts_spool *sp);
+/* Closes the file of the samples (nothing is left of it) and frees qa;
+ * NULL does nothing. */
+void ts_quote_audio_free(ts_quote_audio *qa);
 
 #endif

@@ -1,0 +1,21 @@
+/* chapterkey.h - the key of a chapter: a hash of everything that decides
+ * the bytes of its files.  A chapter whose record holds the key it has now
+ * is up to date (see state.h). */
+#ifndef TS_CHAPTERKEY_H
+#define TS_CHAPTERKEY_H
+
+#include "book/chapter.h"
+#include "base/error.h"
+#include "base/hash.h"
+
+#include <stddef.h>
+
+/* The key of chapter i of job->book: a hash of what eSpeak is told (the
+ * text after the front end, read by ts_feed_chapter() as speaking reads
+ * it: lexicons and rules included), the sentences its timing files hold,
+ * its title and file name, the voice, every setting of job, and the
+ * versions of tingshu and eSpeak NG.  0, or a code with err filled (the
+ * chapter cannot be read). */
+int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err);
+
+#endif

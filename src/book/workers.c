@@ -1,0 +1,545 @@
+/* workers.c - the worker pool (see workers.h): the worker processes, the
+ * pipes between them and the parent, and the messages on those pipes.
+ *
+ * Protocol: each worker has a command pipe from the parent (a chapter
+ * index, or -1 to quit) and all share one result pipe to the parent;
+ * every message is smaller than PIPE_BUF, so writes from several
+ * workers never interleave. */
+#include "book/workers.h"
+
+#include "book/levelprobe.h"
+#include "book/state.h"
+
+#include "audio/cues.h"
+#include "base/file.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- the messages --------------------------------------------------- */
+
+enum msg_type { MSG_READY, MSG_INIT_FAIL, MSG_STARTED, MSG_PROGRESS, MSG_DONE };
+
+typedef struct msg {
+	int type;
+	int worker;
+	int chapter;
+	int rate, wpm;
+	long maxrss_kb; /* peak memory of the process that spoke the chapter */
+	size_t chars_done;
+	uint64_t samples;
+	double finishing;
+	ts_chapter_result res;
+} msg;
+
+_Static_assert(sizeof(msg) <= 4096, "a message must fit in PIPE_BUF for atomic writes");
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	return ts_write_full(fd, p, n) ? TS_EIO : 0;
+}
+
+static int read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, c + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return TS_EIO;
+		if (k == 0)
+			return got ? TS_EIO : 1; /* 1: end of stream */
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* ---- a worker -------------------------------------------------------- */
+
+typedef struct worker_ctx {
+	int id, res_fd, chapter;
+} worker_ctx;
+
+static void worker_progress(void *ud, size_t chars_done, uint64_t samples, double finishing)
+{
+	worker_ctx *w = ud;
+	msg m = {.type = MSG_PROGRESS,
+	         .worker = w->id,
+	         .chapter = w->chapter,
+	         .chars_done = chars_done,
+	         .samples = samples,
+	         .finishing = finishing};
+	write_all(w->res_fd, &m, sizeof m);
+}
+
+/* Put the files of chapter idx, just built and left at their temporary
+ * names, in place with its record (see state.h): the timing files, the
+ * audio, the record last, all or none (with job->land, the book files
+ * too).  A chapter found to have nothing
+ * to speak (TS_EEMPTY) gets a record without files, so that later builds
+ * skip it as up to date.  A failure fails the chapter, which is then as it
+ * was before, and a later build makes it again. */
+static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
+                        ts_chapter_result *res)
+{
+	const ts_chapter_job *cj = &job->chapters;
+	ts_record rec = {.empty = res->err.code == TS_EEMPTY,
+	                 .synth_rate = ts_synth_rate(syn),
+	                 .wpm = ts_synth_wpm(syn),
+	                 .samples = res->samples,
+	                 .sentences = res->sentences,
+	                 .chars = res->chars,
+	                 .audio = res->audio};
+	char *tmp[TS_RECORD_FILES + 1] = {0}, *path[TS_RECORD_FILES + 1] = {0};
+	size_t n = 0;
+	int rc = 0;
+	const char *slash = strrchr(cj->paths[idx], '/');
+	const char *audio = slash ? slash + 1 : cj->paths[idx];
+	/* The timing files, then the audio (the record lists the audio
+	 * first), each with its temporary name. */
+	for (int t = 0; t < TS_CUES_NFORMATS && !rec.empty && !rc; t++)
+		if (cj->timing & (1u << t) && !(path[n++] = ts_cues_path(cj->paths[idx], t)))
+			rc = TS_ENOMEM;
+	if (!rec.empty && !rc && !(path[n++] = ts_strdup(cj->paths[idx])))
+		rc = TS_ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct stat st;
+		size_t f = (i + 1) % n; /* path[n - 1], the audio, is the record's file 0 */
+		if (!(tmp[i] = ts_temp_name(path[i], cj->owner_pid)))
+			rc = TS_ENOMEM;
+		else if (stat(tmp[i], &st) != 0)
+			rc = ts_error_set(&res->err, ts_errno_code(errno), "%s: %s", path[i],
+			                  strerror(errno));
+		else {
+			const char *s = strrchr(path[i], '/');
+			snprintf(rec.files[f], TS_RECORD_NAME, "%s", s ? s + 1 : path[i]);
+			rec.sizes[f] = (long long)st.st_size;
+		}
+	}
+	rec.nfiles = n;
+	if (job->keys && !rc) {
+		memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
+		if (!(path[n] = ts_record_file(job->outdir, audio)) ||
+		    !(tmp[n] = ts_temp_name(path[n], cj->owner_pid)))
+			rc = TS_ENOMEM;
+		else
+			rc = ts_record_write(job->outdir, audio, &rec, cj->owner_pid, &res->err);
+	}
+	if (rc == TS_ENOMEM)
+		ts_error_set(&res->err, rc, "out of memory");
+	ts_landing l = {.chapter = (size_t)idx,
+	                .tmp = tmp,
+	                .path = path,
+	                .n = n + (job->keys != NULL),
+	                .owner_pid = cj->owner_pid};
+	if (!rc && job->land)
+		job->land(job->land_ud, &l, &res->err);
+	else if (!rc)
+		ts_commit_files(tmp, path, l.n, cj->owner_pid, &res->err);
+	else /* what was made; a name out of memory leaves its file to the sweep */
+		for (size_t i = 0; i <= n; i++)
+			if (tmp[i])
+				unlink(tmp[i]);
+	for (size_t i = 0; i <= n; i++) {
+		free(tmp[i]);
+		free(path[i]);
+	}
+}
+
+/* Before the first chapter, the gain of one-pass leveling into cj's
+ * master settings.  Leveled otherwise, the chapter would not be what
+ * another build makes of it: if it cannot be measured (short of memory),
+ * the chapter fails, and the next one tries again.  0, or a code with
+ * m->res.err filled. */
+static int probe_level(ts_synth *syn, ts_chapter_job *cj, const ts_chapter *ch, msg *m)
+{
+	int rc = ts_level_probe(syn, cj, &cj->master);
+	if (rc)
+		ts_error_set(&m->res.err, rc,
+		             "%s: chapter \"%s\": cannot measure the loudness of the voice: %s",
+		             ch->display, ch->title, ts_strerror(rc));
+	return rc;
+}
+
+/* Speak chapter idx of cj with syn, and put it in place, in a fork of the
+ * worker, which sends its result.  eSpeak carries state from one text to
+ * the next (pitch flutter, filters), so a chapter would sound slightly
+ * different depending on what the worker spoke before: each chapter is
+ * spoken in a fork of the freshly started worker, the same eSpeak state
+ * every time, whatever -j is.  0, or TS_ECHILD with m->res.err filled
+ * when the fork could not be made or did not finish. */
+static int speak_in_fork(const ts_workers_job *job, const ts_chapter_job *cj, ts_synth *syn,
+                         worker_ctx *ctx, int idx, msg *m)
+{
+	const ts_chapter *ch = ts_book_chapter(cj->book, (size_t)idx);
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		ts_speak_chapter(cj, (size_t)idx, syn, &m->res, worker_progress, ctx);
+		if (!m->res.err.code || m->res.err.code == TS_EEMPTY)
+			put_chapter(job, idx, syn, &m->res);
+		m->samples = m->res.samples;
+		struct rusage ru;
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			m->maxrss_kb = ru.ru_maxrss;
+		write_all(ctx->res_fd, m, sizeof *m);
+		/* No ts_synth_free(): eSpeak's terminate joins a thread
+		 * that exists only in the worker, not in this fork. */
+		_exit(0);
+	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	if (pid < 0)
+		return ts_error_set(&m->res.err, TS_ECHILD, "%s: cannot start a process: %s",
+		                    ch->display, strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return ts_error_set(
+		    &m->res.err, TS_ECHILD, "%s: the process speaking chapter \"%s\" died (%s %d)",
+		    ch->display, ch->title, WIFSIGNALED(st) ? "signal" : "exit status",
+		    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return 0;
+}
+
+/* A worker: start eSpeak, say so, then build each chapter the parent
+ * hands out until it says -1 or goes. */
+static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_fd)
+{
+	ts_chapter_job cj = job->chapters; /* its master gets the probe's gain */
+	ts_error err = {0};
+	ts_synth *syn = ts_synth_new(cj.voice, cj.rate_factor, &err);
+	/* The voices of a book read in its speakers' voices at one loudness:
+	 * a character is not louder than the narrator because eSpeak makes
+	 * its variant louder, and the narrator's sample foresees a chapter's
+	 * level (levelprobe.h). */
+	if (syn && cj.voicing)
+		ts_synth_level(syn, TS_VOICES_LEVEL_LUFS);
+	msg m = {.type = syn ? MSG_READY : MSG_INIT_FAIL, .worker = id};
+	if (syn) {
+		m.rate = ts_synth_rate(syn);
+		m.wpm = ts_synth_wpm(syn);
+	} else {
+		m.res.err = err;
+	}
+	if (write_all(res_fd, &m, sizeof m) || !syn)
+		goto out;
+	worker_ctx ctx = {.id = id, .res_fd = res_fd};
+	int probed = 0;
+	for (;;) {
+		int idx;
+		if (read_all(cmd_fd, &idx, sizeof idx) != 0 || idx < 0)
+			break;
+		const ts_chapter *ch = ts_book_chapter(cj.book, (size_t)idx);
+		ctx.chapter = idx;
+		memset(&m, 0, sizeof m);
+		m.type = MSG_STARTED, m.worker = id, m.chapter = idx;
+		write_all(res_fd, &m, sizeof m);
+		m.type = MSG_DONE;
+		int rc = !probed && cj.master.normalize ? probe_level(syn, &cj, ch, &m) : 0;
+		if (!rc) {
+			probed = 1;
+			rc = speak_in_fork(job, &cj, syn, &ctx, idx, &m);
+		}
+		/* A result the fork did not send. */
+		if (rc && write_all(res_fd, &m, sizeof m))
+			break;
+	}
+out:
+	ts_synth_free(syn);
+}
+
+/* ---- the pool --------------------------------------------------------- */
+
+typedef struct worker {
+	pid_t pid;
+	int cmd_fd;
+	int chapter; /* chapter in hand, or -1 */
+	int alive;
+	int ready; /* eSpeak NG started */
+} worker;
+
+/* The chapters to build (todo[i] set; all when todo is NULL), longest
+ * first; *count gets how many. */
+static size_t *longest_first(const ts_book *b, const char *todo, size_t *count)
+{
+	size_t all = ts_book_count(b), n = 0;
+	size_t *order = malloc((all ? all : 1) * sizeof *order);
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < all; i++)
+		if (!todo || todo[i])
+			order[n++] = i;
+	*count = n;
+	/* Insertion sort by length, stable: ties keep book order. */
+	for (size_t i = 1; i < n; i++) {
+		size_t x = order[i], j = i;
+		size_t cx = ts_book_chapter(b, x)->chars;
+		while (j > 0 && ts_book_chapter(b, order[j - 1])->chars < cx) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = x;
+	}
+	return order;
+}
+
+/* The pool while it runs. */
+typedef struct pool {
+	const ts_workers_job *job;
+	ts_chapter_result *results;
+	ts_workers_stats *stats;
+	ts_worker_event_fn fn;
+	void *ud;
+	size_t n; /* chapters */
+	int nw;   /* workers */
+	worker *ws;
+	size_t *order; /* chapters to build, longest first */
+	size_t norder;
+	size_t next;   /* in order, the next to hand out */
+	char *done;    /* per chapter: its result came */
+	int res_fd;    /* the parent's end of the result pipe */
+	ts_error init; /* why a worker could not start eSpeak */
+} pool;
+
+static void event(pool *p, ts_worker_event ev)
+{
+	if (p->fn)
+		p->fn(p->ud, &ev);
+}
+
+/* A worker process: it never returns. */
+static void worker_child(pool *p, int i, int cmd_fd, int res_fd)
+{
+	/* The caller's handlers are for the parent: a worker stops at once
+	 * on an interrupt. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	close(p->res_fd);
+	for (int j = 0; j < i; j++)
+		close(p->ws[j].cmd_fd);
+	const ts_workers_job *job = p->job;
+	free(p->ws);
+	free(p->order);
+	free(p->done);
+	worker_main(job, i, cmd_fd, res_fd);
+	_exit(0);
+}
+
+/* Start the workers, each with a command pipe; they share res_w to send
+ * their results.  0, or a code with err filled. */
+static int start_workers(pool *p, int res_w, ts_error *err)
+{
+	fflush(NULL);
+	for (int i = 0; i < p->nw; i++) {
+		int cmd[2];
+		p->ws[i].chapter = -1;
+		if (pipe(cmd) != 0)
+			return ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(cmd[0]);
+			close(cmd[1]);
+			return ts_error_set(err, TS_ECHILD, "cannot start a worker process: %s",
+			                    strerror(errno));
+		}
+		if (pid == 0) {
+			close(cmd[1]);
+			worker_child(p, i, cmd[0], res_w);
+		}
+		close(cmd[0]);
+		fcntl(cmd[1], F_SETFD, FD_CLOEXEC);
+		p->ws[i].pid = pid;
+		p->ws[i].cmd_fd = cmd[1];
+		p->ws[i].alive = 1;
+	}
+	return 0;
+}
+
+/* What a worker said; 1 when it is idle and waits for a chapter. */
+static int take_message(pool *p, const msg *m)
+{
+	worker *w = &p->ws[m->worker];
+	switch (m->type) {
+	case MSG_INIT_FAIL:
+		p->init = m->res.err;
+		w->alive = 0;
+		return 0;
+	case MSG_READY:
+		w->ready = 1;
+		p->stats->sample_rate = m->rate;
+		p->stats->wpm = m->wpm;
+		event(p, (ts_worker_event){.kind = TS_EV_READY, .samples = (uint64_t)m->rate});
+		return 1;
+	case MSG_STARTED:
+	case MSG_PROGRESS:
+		event(p, (ts_worker_event){.kind = m->type == MSG_STARTED ? TS_EV_STARTED
+		                                                          : TS_EV_PROGRESS,
+		                           .chapter = (size_t)m->chapter,
+		                           .chars_done = m->chars_done,
+		                           .samples = m->samples,
+		                           .finishing = m->finishing});
+		return 0;
+	case MSG_DONE:
+		if (m->maxrss_kb > p->stats->worker_maxrss_kb)
+			p->stats->worker_maxrss_kb = m->maxrss_kb;
+		if (m->chapter >= 0 && (size_t)m->chapter < p->n) {
+			p->results[m->chapter] = m->res;
+			p->done[m->chapter] = 1;
+			w->chapter = -1;
+			event(p, (ts_worker_event){.kind = TS_EV_DONE,
+			                           .chapter = (size_t)m->chapter,
+			                           .samples = m->res.samples});
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Hand idle worker w the next chapter, or let it go when none is left. */
+static void hand_out(pool *p, worker *w)
+{
+	int idx = p->next < p->norder ? (int)p->order[p->next++] : -1;
+	w->chapter = idx;
+	if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
+		close(w->cmd_fd);
+		w->cmd_fd = -1;
+		if (idx >= 0)
+			p->next--; /* give it to another worker */
+	}
+}
+
+/* Results until every worker has gone, or the caller cancels. */
+static void run(pool *p)
+{
+	msg m;
+	while (read_all(p->res_fd, &m, sizeof m) == 0) {
+		if (p->job->cancel && *p->job->cancel)
+			break;
+		if (m.worker >= 0 && m.worker < p->nw && take_message(p, &m))
+			hand_out(p, &p->ws[m.worker]);
+	}
+}
+
+/* Wait for every worker; a chapter a worker held when it died says so. */
+static void reap(pool *p)
+{
+	for (int i = 0; i < p->nw; i++) {
+		worker *w = &p->ws[i];
+		if (w->cmd_fd >= 0)
+			close(w->cmd_fd);
+		w->cmd_fd = -1;
+		if (w->pid <= 0)
+			continue;
+		int status;
+		struct rusage ru;
+		pid_t got;
+		while ((got = wait4(w->pid, &status, 0, &ru)) < 0 && errno == EINTR)
+			;
+		if (got <= 0)
+			continue;
+		if (ru.ru_maxrss > p->stats->worker_maxrss_kb)
+			p->stats->worker_maxrss_kb = ru.ru_maxrss;
+		if (!w->ready && w->alive && !p->init.code) {
+			/* Died starting eSpeak NG (which crashes when memory is
+			 * short): every chapter not built says so. */
+			if (WIFSIGNALED(status))
+				ts_error_set(&p->init, TS_ECHILD,
+				             "the worker process died while starting eSpeak NG "
+				             "(signal %d)",
+				             WTERMSIG(status));
+			else
+				ts_error_set(&p->init, TS_ECHILD,
+				             "the worker process stopped while starting eSpeak NG "
+				             "(exit %d)",
+				             WEXITSTATUS(status));
+		}
+		int c = w->chapter;
+		if (c < 0 || (size_t)c >= p->n || p->done[c])
+			continue;
+		if (WIFSIGNALED(status))
+			ts_error_set(&p->results[c].err, TS_ECHILD,
+			             "worker process died (signal %d) while building this chapter",
+			             WTERMSIG(status));
+		else
+			ts_error_set(&p->results[c].err, TS_ECHILD,
+			             "worker process stopped while building this chapter");
+	}
+}
+
+int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_workers_stats *stats,
+                   ts_worker_event_fn fn, void *ud, ts_error *err)
+{
+	size_t n = ts_book_count(job->chapters.book), norder = 0;
+	size_t *order = longest_first(job->chapters.book, job->todo, &norder);
+	int nw = job->workers < 1 ? 1 : job->workers;
+	if ((size_t)nw > norder)
+		nw = norder ? (int)norder : 1;
+	pool p = {.job = job,
+	          .results = results,
+	          .stats = stats,
+	          .fn = fn,
+	          .ud = ud,
+	          .n = n,
+	          .nw = nw,
+	          .order = order,
+	          .norder = norder,
+	          .res_fd = -1};
+	int rc = 0, res_pipe[2] = {-1, -1};
+	p.ws = calloc((size_t)nw, sizeof *p.ws);
+	p.done = calloc(n ? n : 1, 1);
+	memset(stats, 0, sizeof *stats);
+	if (!p.ws || !p.order || !p.done) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(&results[i], 0, sizeof results[i]);
+		if (!job->todo || job->todo[i])
+			ts_error_set(&results[i].err, TS_ECHILD, "not built");
+	}
+	if (norder == 0)
+		goto out; /* nothing to build: no worker */
+	if (pipe(res_pipe) != 0) {
+		rc = ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	p.res_fd = res_pipe[0];
+	rc = start_workers(&p, res_pipe[1], err);
+	close(res_pipe[1]);
+	run(&p);
+	if (job->cancel && *job->cancel) {
+		for (int i = 0; i < nw; i++)
+			if (p.ws[i].pid > 0)
+				kill(p.ws[i].pid, SIGTERM);
+		rc = ts_error_set(err, TS_ECHILD, "interrupted");
+	}
+	reap(&p);
+	/* Chapters never handed out: every worker failed to start. */
+	for (size_t i = 0; p.init.code && i < n; i++)
+		if (!p.done[i] && strcmp(results[i].err.msg, "not built") == 0)
+			results[i].err = p.init;
+	if (!rc && p.init.code && stats->sample_rate == 0)
+		rc = ts_error_set(err, ts_error_retryable(p.init.code) ? p.init.code : TS_ESPEAK,
+		                  "%s", ts_error_msg(&p.init));
+out:
+	if (res_pipe[0] >= 0)
+		close(res_pipe[0]);
+	free(p.ws);
+	free(p.order);
+	free(p.done);
+	return rc;
+}

@@ -1,0 +1,79 @@
+/* workers.h - the pool of worker processes that builds a book's chapters.
+ *
+ * eSpeak NG keeps process-wide state, so each worker is a process with
+ * its own eSpeak.  The parent hands out chapters, longest first, over
+ * pipes and collects results; a chapter's audio depends only on its text
+ * and the settings, so the output is byte-identical for any number of
+ * workers.  A worker speaks each chapter (chapter.h) and puts its files
+ * in place with its record (state.h). */
+#ifndef TS_WORKERS_H
+#define TS_WORKERS_H
+
+#include "book/chapter.h"
+#include "base/error.h"
+#include "base/hash.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the pool tells its caller. */
+typedef enum ts_worker_event_kind {
+	TS_EV_READY,    /* a worker started eSpeak; samples holds its sample rate */
+	TS_EV_STARTED,  /* a worker began chapter `chapter` */
+	TS_EV_PROGRESS, /* chars_done / samples / finishing of a chapter being made */
+	TS_EV_DONE,     /* chapter finished (see results[chapter]) */
+} ts_worker_event_kind;
+
+typedef struct ts_worker_event {
+	ts_worker_event_kind kind;
+	size_t chapter;
+	size_t chars_done;
+	uint64_t samples;
+	double finishing; /* how far the file is put together (see chapter.h) */
+} ts_worker_event;
+
+typedef void (*ts_worker_event_fn)(void *ud, const ts_worker_event *ev);
+
+/* A chapter's files made and ready to be put in place: tmp[i] at path[i]
+ * for i < n, the record last; temporary names tagged with owner_pid. */
+typedef struct ts_landing {
+	size_t chapter;
+	char *const *tmp, *const *path;
+	size_t n;
+	long owner_pid;
+} ts_landing;
+
+/* What the pool builds, and how. */
+typedef struct ts_workers_job {
+	ts_chapter_job chapters;       /* how each chapter is made */
+	int workers;                   /* >= 1 */
+	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
+	/* Which chapters to build (NULL: all), and where to record each one
+	 * built with its key (NULL: no records; see state.h). */
+	const char *todo;
+	const char *outdir;
+	char (*keys)[TS_HASH_HEX];
+	/* Puts a chapter's files in place, all or none, the temporary files
+	 * gone either way (NULL: ts_commit_files()); called in the process
+	 * that spoke the chapter.  0, or a code with err filled. */
+	int (*land)(const void *ud, const ts_landing *l, ts_error *err);
+	const void *land_ud;
+} ts_workers_job;
+
+typedef struct ts_workers_stats {
+	long worker_maxrss_kb; /* largest peak resident size of a worker */
+	int sample_rate;
+	int wpm;
+} ts_workers_stats;
+
+/* Build the chapters of job->chapters.book that job->todo names in a
+ * pool of job->workers processes; results has one entry per chapter of
+ * the book.  fn (may be NULL) is told of the pool's progress.  Returns 0
+ * when the pool ran (chapters may still have failed: see results), or a
+ * negative code with err filled when it could not start or was cancelled
+ * (TS_ECHILD). */
+int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_workers_stats *stats,
+                   ts_worker_event_fn fn, void *ud, ts_error *err);
+
+#endif
