@@ -6,7 +6,7 @@
  * and the diagnostics - and compared with CASE.ok.  Heading detection
  * and natural order are also checked against tables. */
 #include "check.h"
-#include "book/input.h"
+#include "input/input.h"
 #include "base/file.h"
 #include "base/util.h"
 

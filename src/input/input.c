@@ -6,8 +6,8 @@
  * is blank, and its first bytes for heading detection.  A file that turns
  * out not to be UTF-8 is decoded into a temporary UTF-8 file (also in
  * blocks) and that is scanned instead; see scan_file() for the policy. */
-#include "book/input.h"
-#include "book/epubread.h"
+#include "input/input.h"
+#include "input/epubread.h"
 
 #include "zh/heading.h"
 #include "text/encoding.h"
