@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #define SCAN_BLOCK 65536
-#define HEAD_BYTES 256 /* a heading is shorter than this */
+#define HEAD_BYTES TS_HEADING_BYTES /* a heading is shorter than this */
 #define PIECE_MAX  16384
 #define SAMPLE_MAX (256 * 1024) /* what encoding detection reads of a file */
 
@@ -192,108 +192,6 @@ size_t ts_book_count(const ts_book *b)
 const ts_chapter *ts_book_chapter(const ts_book *b, size_t i)
 {
 	return i < b->n ? &b->ch[i] : NULL;
-}
-
-/* ---- headings ------------------------------------------------------ */
-
-static size_t trim_span(const char *s, size_t len, size_t *start)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t a = 0, b = len;
-	for (;;) {
-		uint32_t c;
-		int k;
-		if (a < b && (k = ts_utf8_decode(u + a, b - a, &c)) > 0 && ts_is_space(c))
-			a += (size_t)k;
-		else
-			break;
-	}
-	while (b > a) {
-		size_t p = b - 1;
-		while (p > a && (u[p] & 0xC0) == 0x80)
-			p--;
-		uint32_t c;
-		if (ts_utf8_decode(u + p, b - p, &c) > 0 && ts_is_space(c))
-			b = p;
-		else
-			break;
-	}
-	*start = a;
-	return b - a;
-}
-
-/* Web-scraped books wrap headings in markup (<p>第一章&nbsp;风起</p>):
- * drop tags and turn &nbsp; into a space before looking for a heading.
- * The clean stage does this properly for the text that is spoken; here
- * only the shape of a short line matters.  Returns the new length. */
-static size_t strip_markup(const char *in, size_t n, char *out)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n;) {
-		if (in[i] == '<' && i + 1 < n &&
-		    (in[i + 1] == '/' ||
-		     ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
-			const char *gt = memchr(in + i, '>', n - i);
-			if (gt) {
-				i = (size_t)(gt - in) + 1;
-				continue;
-			}
-		}
-		if (n - i >= 6 && strncasecmp(in + i, "&nbsp;", 6) == 0) {
-			out[o++] = ' ';
-			i += 6;
-			continue;
-		}
-		out[o++] = in[i++];
-	}
-	return o;
-}
-
-/* What kind of heading the line raw[0..len) is (TS_HEADING_*, see
- * zh/heading.h); for a heading, store it as ts_heading() does. */
-static int heading_kind(const char *raw, size_t len, char *out, size_t outsz)
-{
-	char line[HEAD_BYTES];
-	size_t a;
-	if (len >= HEAD_BYTES)
-		return 0;
-	len = strip_markup(raw, len, line);
-	len = trim_span(line, len, &a);
-	const unsigned char *s = (const unsigned char *)line + a;
-	if (len == 0 || len >= HEAD_BYTES)
-		return 0;
-	int kind = ts_heading_kind(line + a, len);
-	if (!kind)
-		return 0;
-	/* Copy, folding runs of spaces into one ASCII space. */
-	size_t o = 0;
-	int space = 0;
-	for (size_t j = 0; j < len;) {
-		uint32_t c;
-		int k = ts_utf8_decode(s + j, len - j, &c);
-		if (k <= 0)
-			return 0;
-		if (ts_is_space(c)) {
-			space = 1;
-		} else {
-			if (space && o + 1 < outsz)
-				out[o++] = ' ';
-			space = 0;
-			if (o + (size_t)k < outsz) {
-				memcpy(out + o, s + j, (size_t)k);
-				o += (size_t)k;
-			}
-		}
-		j += (size_t)k;
-	}
-	if (outsz)
-		out[o < outsz ? o : outsz - 1] = '\0';
-	return kind;
-}
-
-int ts_heading(const char *line, size_t len, char *out, size_t outsz)
-{
-	return heading_kind(line, len, out, outsz) != 0;
 }
 
 /* ---- natural order ----------------------------------------------- */
@@ -577,7 +475,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			return 0;
 		}
 	} else if (li->complete &&
-	           (kind = heading_kind(li->head, li->head_len, head, sizeof head))) {
+	           (kind = ts_heading_line(li->head, li->head_len, head, sizeof head))) {
 		if (sc->have && sc->front) {
 			if ((rc = close_front(sc)))
 				return rc;
@@ -614,7 +512,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		snprintf(sc->title, sizeof sc->title, "%s", sc->stem);
 		if (sc->mode_book && li->complete && li->chars <= 50) {
 			size_t a;
-			size_t n = trim_span(li->head, li->head_len, &a);
+			size_t n = ts_utf8_trim(li->head, li->head_len, &a);
 			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n,
 			         li->head + a);
 			/* A section label is not the book's title: the file

@@ -94,11 +94,6 @@ const char *ts_book_title(const ts_book *b);
 size_t ts_book_count(const ts_book *b);
 const ts_chapter *ts_book_chapter(const ts_book *b, size_t i);
 
-/* If line (UTF-8, no newline) is a chapter heading, return 1 and store the
- * heading, trimmed and with inner runs of spaces folded to one, in out
- * (NUL-terminated, truncated to outsz); else return 0. */
-int ts_heading(const char *line, size_t len, char *out, size_t outsz);
-
 /* Compare two file names in natural order ("2.txt" before "10.txt"). */
 int ts_natural_cmp(const char *a, const char *b);
 

@@ -7,6 +7,7 @@
  * and natural order are also checked against tables. */
 #include "check.h"
 #include "input/input.h"
+#include "zh/heading.h"
 #include "base/file.h"
 #include "base/util.h"
 
