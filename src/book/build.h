@@ -10,7 +10,7 @@
 #define TS_BUILD_H
 
 #include "book/casting.h"
-#include "input/input.h"
+#include "input/book.h"
 #include "book/voiced.h"
 #include "zh/lang.h"
 #include "audio/master.h"

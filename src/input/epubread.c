@@ -1,5 +1,6 @@
 /* epubread.c - the text and chapters of an EPUB (see epubread.h), with
- * libzip for the container and libxml2 for its documents. */
+ * libzip for the container and libxml2 for its documents: the parser the
+ * EPUB kind of input (epub.c) reads a book with. */
 #define _GNU_SOURCE /* memrchr */
 #include "input/epubread.h"
 
