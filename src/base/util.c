@@ -217,6 +217,32 @@ size_t ts_utf8_count(const char *s, size_t n)
 	return count;
 }
 
+size_t ts_utf8_trim(const char *s, size_t len, size_t *start)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t a = 0, b = len;
+	for (;;) {
+		uint32_t c;
+		int k;
+		if (a < b && (k = ts_utf8_decode(u + a, b - a, &c)) > 0 && ts_is_space(c))
+			a += (size_t)k;
+		else
+			break;
+	}
+	while (b > a) {
+		size_t p = b - 1;
+		while (p > a && (u[p] & 0xC0) == 0x80)
+			p--;
+		uint32_t c;
+		if (ts_utf8_decode(u + p, b - p, &c) > 0 && ts_is_space(c))
+			b = p;
+		else
+			break;
+	}
+	*start = a;
+	return b - a;
+}
+
 int ts_char_in(uint32_t cp, const char *set)
 {
 	char u[5];

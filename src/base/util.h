@@ -96,6 +96,10 @@ size_t ts_utf8_bom(const char *s, size_t n);
 /* Number of code points in valid UTF-8 text. */
 size_t ts_utf8_count(const char *s, size_t n);
 
+/* s[0..len) without the spaces (ts_is_space()) at either end: returns the
+ * length of what is left and stores where it starts in *start. */
+size_t ts_utf8_trim(const char *s, size_t len, size_t *start);
+
 /* Is cp one of the characters of set (valid UTF-8, NUL-terminated)?  For
  * small classes of characters written as themselves ("章回节").  Never
  * for cp 0. */

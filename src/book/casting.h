@@ -10,7 +10,7 @@
 #ifndef TS_CASTING_H
 #define TS_CASTING_H
 
-#include "book/input.h"
+#include "input/book.h"
 #include "speech/voice.h"
 #include "zh/dialogue.h"
 

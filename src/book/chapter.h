@@ -10,7 +10,7 @@
 #ifndef TS_CHAPTER_H
 #define TS_CHAPTER_H
 
-#include "book/input.h"
+#include "input/reader.h"
 #include "book/voiced.h"
 #include "zh/lang.h"
 #include "base/util.h"

@@ -10,7 +10,7 @@
 #include "audio/write.h"
 #include "base/hash.h"
 #include "book/workers.h"
-#include "book/input.h"
+#include "input/book.h"
 #include "book/output.h"
 #include "book/reading.h"
 #include "book/state.h"

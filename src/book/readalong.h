@@ -16,7 +16,7 @@
 #ifndef TS_READALONG_H
 #define TS_READALONG_H
 
-#include "book/input.h"
+#include "input/book.h"
 #include "book/output.h"
 #include "base/util.h"
 

@@ -5,7 +5,7 @@
  * is read. */
 #include "base/util.h"
 #include "book/casting.h"
-#include "book/input.h"
+#include "input/reader.h"
 #include "tingshu.h"
 #include "zh/dialogue.h"
 

@@ -1,7 +1,7 @@
 /* text.c - the text and pinyin a book will be spoken with, for `tingshu
  * text` and `tingshu pinyin`: each file through the same front end as a
  * build, its output written out instead of spoken. */
-#include "book/input.h"
+#include "input/reader.h"
 #include "book/reading.h"
 #include "speech/frontend.h"
 #include "tingshu.h"

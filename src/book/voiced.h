@@ -8,7 +8,7 @@
 #define TS_VOICED_H
 
 #include "book/casting.h"
-#include "book/input.h"
+#include "input/reader.h"
 #include "zh/lang.h"
 #include "base/error.h"
 #include "speech/frontend.h"

@@ -1,7 +1,7 @@
 /* encoding.c - telling the encoding of a text file (byte-order marks,
  * libuchardet) and decoding it to UTF-8 (iconv).
  *
- * The input stage (input.c) decides when to call what: a file with a
+ * The input layer (input/decode.c) decides when to call what: a file with a
  * UTF-8 byte-order mark, or that is valid UTF-8 all through, is used as it
  * is; only the rest comes here. */
 #include "text/encoding.h"

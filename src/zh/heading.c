@@ -1,4 +1,5 @@
-/* heading.c - recognizing chapter headings (see heading.h).
+/* heading.c - recognizing chapter headings, and cleaning a heading line
+ * of markup and spaces (see heading.h).
  *
  * The classes of characters are written as themselves, the way a reader
  * of the books sees them.  They are a table here rather than a file under
@@ -13,6 +14,7 @@
 #include "base/util.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* Chinese numerals of every style: plain, formal (大写, simplified and
  * traditional), 廿 卅 卌, 〇. */
@@ -98,4 +100,78 @@ int ts_heading_kind(const char *line, size_t len)
 	if (!ok)
 		return TS_HEADING_NONE;
 	return volume ? TS_HEADING_VOLUME : TS_HEADING_CHAPTER;
+}
+
+/* Web-scraped books wrap headings in markup (<p>第一章&nbsp;风起</p>):
+ * drop tags and turn &nbsp; into a space before looking for a heading.
+ * Only the shape of a short line matters here, so any '<' with a letter
+ * or '/' after it opens a tag; the text that is spoken is cleaned by
+ * text/clean.c, whose rules for what is markup are stricter.  Returns
+ * the new length. */
+static size_t strip_markup(const char *in, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		if (in[i] == '<' && i + 1 < n &&
+		    (in[i + 1] == '/' ||
+		     ((in[i + 1] | 0x20) >= 'a' && (in[i + 1] | 0x20) <= 'z'))) {
+			const char *gt = memchr(in + i, '>', n - i);
+			if (gt) {
+				i = (size_t)(gt - in) + 1;
+				continue;
+			}
+		}
+		if (n - i >= 6 && strncasecmp(in + i, "&nbsp;", 6) == 0) {
+			out[o++] = ' ';
+			i += 6;
+			continue;
+		}
+		out[o++] = in[i++];
+	}
+	return o;
+}
+
+int ts_heading_line(const char *raw, size_t len, char *out, size_t outsz)
+{
+	char line[TS_HEADING_BYTES];
+	size_t a;
+	if (len >= TS_HEADING_BYTES)
+		return 0;
+	len = strip_markup(raw, len, line);
+	len = ts_utf8_trim(line, len, &a);
+	const unsigned char *s = (const unsigned char *)line + a;
+	if (len == 0 || len >= TS_HEADING_BYTES)
+		return 0;
+	int kind = ts_heading_kind(line + a, len);
+	if (!kind)
+		return 0;
+	/* Copy, folding runs of spaces into one ASCII space. */
+	size_t o = 0;
+	int space = 0;
+	for (size_t j = 0; j < len;) {
+		uint32_t c;
+		int k = ts_utf8_decode(s + j, len - j, &c);
+		if (k <= 0)
+			return 0;
+		if (ts_is_space(c)) {
+			space = 1;
+		} else {
+			if (space && o + 1 < outsz)
+				out[o++] = ' ';
+			space = 0;
+			if (o + (size_t)k < outsz) {
+				memcpy(out + o, s + j, (size_t)k);
+				o += (size_t)k;
+			}
+		}
+		j += (size_t)k;
+	}
+	if (outsz)
+		out[o < outsz ? o : outsz - 1] = '\0';
+	return kind;
+}
+
+int ts_heading(const char *line, size_t len, char *out, size_t outsz)
+{
+	return ts_heading_line(line, len, out, outsz) != 0;
 }

@@ -1,4 +1,4 @@
-/* fuzz_epub.c - libFuzzer target for the EPUB reader (book/epubread.c):
+/* fuzz_epub.c - libFuzzer target for the EPUB reader (input/epubread.c):
  * libzip's container, libxml2's XML and HTML parsers, and our walk of
  * the package, the contents and the documents.
  *
@@ -14,7 +14,7 @@
  * UTF-8 without a newline, and the chapters' byte ranges in order, within
  * the text written and each starting a line. */
 #include "fuzz_file.h"
-#include "book/epubread.h"
+#include "input/epubread.h"
 #include "base/util.h"
 
 #include <zip.h>

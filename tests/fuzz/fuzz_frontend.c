@@ -11,7 +11,7 @@
  * after its chunks: no chunk is left without a sentence. */
 #define _GNU_SOURCE
 #include "speech/frontend.h"
-#include "book/input.h"
+#include "input/reader.h"
 #include "zh/lang.h"
 #include "base/child.h"
 #include "base/util.h"

@@ -4,7 +4,7 @@
  * chapter keys that go by it.  No audio: eSpeak NG is not started. */
 #include "book/chapter.h"
 #include "book/chapterkey.h"
-#include "book/input.h"
+#include "input/reader.h"
 
 #include "check.h"
 

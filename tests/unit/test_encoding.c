@@ -8,7 +8,7 @@
  * file, with its temporary copies removed at the end. */
 #include "check.h"
 #include "text/encoding.h"
-#include "book/input.h"
+#include "input/reader.h"
 #include "base/util.h"
 
 #include <errno.h>

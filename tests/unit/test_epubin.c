@@ -1,4 +1,4 @@
-/* test_epubin.c - EPUB books in (book/epubread.c through book/input.c):
+/* test_epubin.c - EPUB books in (input/epubread.c through input/epub.c):
  * each CASE.epub that tests/tools/mkepub.py made in DIR is added to a
  * book, and what the build would read - the title, the author, every
  * chapter's title and the lines of its body as the reader gives them to
@@ -9,7 +9,7 @@
  *
  * Usage: test_epubin DIR CASE... */
 #include "check.h"
-#include "book/input.h"
+#include "input/reader.h"
 #include "base/util.h"
 
 #include <stdlib.h>

@@ -6,7 +6,9 @@
  * and the diagnostics - and compared with CASE.ok.  Heading detection
  * and natural order are also checked against tables. */
 #include "check.h"
-#include "book/input.h"
+#include "input/reader.h"
+#include "input/folder.h"
+#include "zh/heading.h"
 #include "base/file.h"
 #include "base/util.h"
 

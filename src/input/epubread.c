@@ -1,7 +1,8 @@
 /* epubread.c - the text and chapters of an EPUB (see epubread.h), with
- * libzip for the container and libxml2 for its documents. */
+ * libzip for the container and libxml2 for its documents: the parser the
+ * EPUB kind of input (epub.c) reads a book with. */
 #define _GNU_SOURCE /* memrchr */
-#include "book/epubread.h"
+#include "input/epubread.h"
 
 #include "base/util.h"
 

@@ -1,0 +1,323 @@
+/* book.c - a book of chapters (see book.h): the chapters its inputs
+ * added, what names it, the temporary files it owns, and the diagnostics
+ * of its inputs.  Which kind of input a path is and how its chapters are
+ * found is the business of kind.c and the files of each kind. */
+#include "input/book.h"
+
+#include "text/encoding.h"
+#include "base/file.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ts_book {
+	ts_chapter *ch;
+	size_t n, cap;
+	char *title;
+	char *author;      /* of an EPUB's metadata, or NULL */
+	const char *cover; /* an EPUB's cover image, copied to a temporary file */
+	char errmsg[1024];
+	ts_diag_fn diag;
+	void *ud;
+	char **temps; /* temporary files made for stdin and decoded text */
+	size_t ntemps;
+	pid_t owner;
+	char *encoding;                /* given with ts_book_set_encoding(), or NULL to detect */
+	char *text_path;               /* UTF-8 text of the last file scanned */
+	volatile sig_atomic_t *cancel; /* reading stops when set; NULL: never */
+	int swept;                     /* the temporary files of dead runs were removed */
+};
+
+void ts_book_diag(ts_book *b, ts_level level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (level)
+		snprintf(b->errmsg, sizeof b->errmsg, "%s", msg);
+	if (b->diag)
+		b->diag(b->ud, level, msg);
+}
+
+FILE *ts_book_open_input(ts_book *b, const char *path, const char *display, int *rc)
+{
+	struct stat st;
+	int orc;
+	FILE *f = ts_fopen_regular(path, "rb", &st, &orc);
+	if (!f && orc == TS_NOT_REGULAR) {
+		*rc = TS_EINVAL;
+		ts_book_diag(b, TS_ERROR, "%s: not a regular file (it is %s)", display,
+		             ts_file_kind(st.st_mode));
+	} else if (!f) {
+		int e = errno;
+		*rc = e == ENOENT ? TS_ENOENT : ts_errno_code(e);
+		ts_book_diag(b, TS_ERROR, "%s: cannot open: %s", display, strerror(e));
+	}
+	return f;
+}
+
+volatile sig_atomic_t *ts_book_cancel_flag(const ts_book *b)
+{
+	return b->cancel;
+}
+
+int ts_book_cancelled(const ts_book *b)
+{
+	return b->cancel && *b->cancel;
+}
+
+int ts_book_stopped(ts_book *b, const char *display)
+{
+	snprintf(b->errmsg, sizeof b->errmsg, "%s: %s", display, ts_strerror(TS_ECANCELED));
+	return TS_ECANCELED;
+}
+
+ts_book *ts_book_new(ts_diag_fn fn, void *ud)
+{
+	ts_book *b = calloc(1, sizeof *b);
+	if (!b)
+		return NULL;
+	b->diag = fn;
+	b->ud = ud;
+	b->owner = getpid();
+	return b;
+}
+
+static void chapter_clear(ts_chapter *c)
+{
+	free(c->source);
+	free(c->display);
+	free(c->title);
+}
+
+void ts_book_free(ts_book *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		chapter_clear(&b->ch[i]);
+	free(b->ch);
+	for (size_t i = 0; i < b->ntemps; i++) {
+		if (getpid() == b->owner)
+			unlink(b->temps[i]);
+		free(b->temps[i]);
+	}
+	free(b->temps);
+	free(b->title);
+	free(b->author);
+	free(b->encoding);
+	free(b->text_path);
+	free(b);
+}
+
+void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag)
+{
+	b->cancel = flag;
+}
+
+int ts_book_set_encoding(ts_book *b, const char *name)
+{
+	char *copy = NULL;
+	if (name && !ts_encoding_known(name))
+		return TS_EINVAL;
+	if (name && !(copy = ts_strdup(name)))
+		return TS_ENOMEM;
+	free(b->encoding);
+	b->encoding = copy;
+	return 0;
+}
+
+const char *ts_book_errmsg(const ts_book *b)
+{
+	return b->errmsg;
+}
+const char *ts_book_text_path(const ts_book *b)
+{
+	return b->text_path;
+}
+const char *ts_book_author(const ts_book *b)
+{
+	return b->author;
+}
+
+const char *ts_book_cover(const ts_book *b)
+{
+	return b->cover;
+}
+
+const char *ts_book_title(const ts_book *b)
+{
+	return b->title ? b->title : "";
+}
+size_t ts_book_count(const ts_book *b)
+{
+	return b->n;
+}
+const ts_chapter *ts_book_chapter(const ts_book *b, size_t i)
+{
+	return i < b->n ? &b->ch[i] : NULL;
+}
+
+const char *ts_book_encoding(const ts_book *b)
+{
+	return b->encoding;
+}
+
+pid_t ts_book_owner(const ts_book *b)
+{
+	return b->owner;
+}
+
+int ts_book_sweep_due(ts_book *b)
+{
+	int due = !b->swept;
+	b->swept = 1;
+	return due;
+}
+
+int ts_book_titled(const ts_book *b)
+{
+	return b->title != NULL;
+}
+
+/* Replace the string *field with a copy of s (NULL: none). */
+static int set_string(char **field, const char *s)
+{
+	char *copy = NULL;
+	if (s && !(copy = ts_strdup(s)))
+		return TS_ENOMEM;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+int ts_book_set_title(ts_book *b, const char *title)
+{
+	return set_string(&b->title, title);
+}
+
+int ts_book_set_author(ts_book *b, const char *author)
+{
+	return set_string(&b->author, author);
+}
+
+void ts_book_set_cover(ts_book *b, const char *path)
+{
+	b->cover = path;
+}
+
+int ts_book_set_text_path(ts_book *b, const char *path)
+{
+	return set_string(&b->text_path, path);
+}
+
+int ts_book_keep_temp(ts_book *b, char *path)
+{
+	if (TS_RESIZE(b->temps, b->ntemps + 1))
+		return TS_ENOMEM;
+	b->temps[b->ntemps++] = path;
+	return 0;
+}
+
+void ts_book_drop_temp(ts_book *b)
+{
+	b->ntemps--;
+	unlink(b->temps[b->ntemps]);
+	free(b->temps[b->ntemps]);
+}
+
+/* ---- adding an input's chapters ----------------------------------- */
+
+void ts_intake_warn(ts_intake *in, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	if (++in->warned > TS_INTAKE_WARNINGS_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* A scan that may find the file is not UTF-8 after all keeps its
+	 * warnings back until it is over: if it is thrown away, they go
+	 * with it. */
+	if (in->hold)
+		ts_buf_append(&in->held, msg,
+		              strlen(msg) + 1); /* out of memory: the warning is lost */
+	else
+		ts_book_diag(in->book, TS_WARNING, "%s", msg);
+}
+
+void ts_intake_done(ts_intake *in, int keep)
+{
+	ts_book *b = in->book;
+	if (keep) {
+		for (size_t i = 0; i < in->held.len; i += strlen(in->held.data + i) + 1)
+			ts_book_diag(b, TS_WARNING, "%s", in->held.data + i);
+		if (in->warned > TS_INTAKE_WARNINGS_MAX)
+			ts_book_diag(b, TS_WARNING, "%s: and %zu more warnings like these",
+			             in->display, in->warned - TS_INTAKE_WARNINGS_MAX);
+	} else {
+		for (; in->added > 0; in->added--)
+			chapter_clear(&b->ch[--b->n]);
+	}
+	in->warned = 0;
+	ts_buf_free(&in->held);
+}
+
+static int has_han(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		uint32_t c;
+		int k = ts_utf8_decode(u + i, n - i, &c);
+		if (k <= 0)
+			return 0;
+		if (ts_is_han(c))
+			return 1;
+		i += (size_t)k;
+	}
+	return 0;
+}
+
+int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, long end, long line,
+                      size_t chars)
+{
+	ts_book *b = in->book;
+	if (chars == 0 && !front) {
+		ts_intake_warn(in, "%s:%ld: chapter \"%s\" has no text; skipped", in->display, line,
+		               title);
+		return 0;
+	}
+	if (TS_GROW(b->ch, b->cap, b->n + 1))
+		return TS_ENOMEM;
+	ts_chapter *c = &b->ch[b->n];
+	memset(c, 0, sizeof *c);
+	c->source = ts_strdup(in->source);
+	c->display = ts_strdup(in->display);
+	c->title = ts_strdup_cut(title, 200); /* spoken, tagged, listed: cut */
+	if (!c->source || !c->display || !c->title) {
+		chapter_clear(c);
+		return TS_ENOMEM;
+	}
+	/* Titles go into file names, the manifest and the playlist: no
+	 * control characters (a file name may hold any). */
+	for (char *t = c->title; *t; t++)
+		if ((unsigned char)*t < 0x20 || *t == 0x7F)
+			*t = ' ';
+	c->title_spoken = has_han(title);
+	c->front_matter = front;
+	c->start = start;
+	c->end = end;
+	c->line = line;
+	c->chars = chars;
+	b->n++;
+	in->added++;
+	return 0;
+}
