@@ -21,6 +21,8 @@
 #ifndef TS_DIALOGUE_H
 #define TS_DIALOGUE_H
 
+#include "zh/wordtab.h"
+
 #include "base/error.h"
 
 #include <stddef.h>
@@ -40,10 +42,19 @@ size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max);
 
 typedef struct ts_dialogue ts_dialogue;
 
-/* A new reader of dialogue with no names known; NULL when out of memory.
- * Free with ts_dialogue_free() (NULL does nothing). */
-ts_dialogue *ts_dialogue_new(void);
+/* A new reader of dialogue with no names known, looking for the words of
+ * words: the table of dialogue_words.txt, entries WORD<TAB>KIND, the
+ * kinds documented at its top (see ts_lang_words(); it must outlive d;
+ * entries of an unknown kind are ignored; NULL: no words, then little is
+ * attributed).  NULL when out of memory.  Free with ts_dialogue_free()
+ * (NULL does nothing). */
+ts_dialogue *ts_dialogue_new(const ts_wordtab *words);
 void ts_dialogue_free(ts_dialogue *d);
+
+/* Is every entry of words of a known kind, and every "stop" one
+ * character?  0, or TS_EINVAL with err set ("FILE: WORD: why"; file
+ * names the table). */
+int ts_dialogue_check_words(const ts_wordtab *words, const char *file, ts_error *err);
 
 /* One line of a cast file (no line break): a character's names separated
  * by spaces, a TAB, its voice preset.  Blank lines and # comments are

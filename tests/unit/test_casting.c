@@ -38,7 +38,11 @@ int main(int argc, char **argv)
 	CHECK(narrator != NULL);
 	if (!narrator)
 		return check_done("test_casting");
-	ts_dialogue *d = ts_dialogue_new();
+	char path[1024];
+	snprintf(path, sizeof path, "%s/zh/dialogue_words.txt", argv[1]);
+	ts_wordtab *words = ts_wordtab_load(path, 1, &err);
+	CHECK(words != NULL);
+	ts_dialogue *d = ts_dialogue_new(words);
 	char why[256];
 	const char *cast = "刘备 玄德\tcmn-m4";
 	CHECK(ts_dialogue_cast_line(d, cast, strlen(cast), why, sizeof why) == 0);
@@ -81,6 +85,7 @@ int main(int argc, char **argv)
 	span_is(&c, 0, p, p, "cmn", NULL);
 	ts_casting_free(&c);
 	ts_dialogue_free(d);
+	ts_wordtab_free(words);
 	ts_voice_cache_free(vc);
 	return check_done("test_casting");
 }
