@@ -75,4 +75,15 @@ void ts_voice_cache_free(ts_voice_cache *c);
  * with err (may be NULL) set as ts_voice_find() set it, or TS_ENOMEM. */
 const ts_voice *ts_voice_cache_get(ts_voice_cache *c, const char *name, ts_error *err);
 
+/* The pool of cast voices: the presets of the speakers a cast gives no
+ * voice, in the file cast_pool.txt of the voices directory (a directory
+ * of the user's without one uses the shipped one), a word table (see
+ * zh/wordtab.h) whose entries are PRESET<TAB>male or PRESET<TAB>female.
+ * A speaker of rank r (see ts_attribution.rank) gets the r-th preset of
+ * its sex, counting round; one of rank -1 a preset chosen by a hash of
+ * its name, the same every time.  Returns the preset's name (valid until
+ * the cache is freed), or NULL when the pool has no preset of that sex
+ * (or its file cannot be read): then the narrator reads. */
+const char *ts_voice_cache_pool(ts_voice_cache *c, int female, int rank, const char *speaker);
+
 #endif

@@ -68,7 +68,7 @@ typedef struct group {
 	int cast;    /* named by the cast: its first name stays */
 	int female;  /* times the book wrote of the name as a woman */
 	int quotes;  /* quotations the first reading gave it */
-	int pool;    /* its voice of the pool (ts_dialogue_settle), or -1 */
+	int rank;    /* its place among the speakers of its sex (ts_dialogue_settle), or -1 */
 } group;
 
 struct ts_dialogue {
@@ -377,7 +377,7 @@ static int new_group(ts_dialogue *d, const uint32_t *cp, size_t len)
 		return TS_ENOMEM;
 	group *g = &d->groups[d->ngroups];
 	memset(g, 0, sizeof *g);
-	g->pool = -1;
+	g->rank = -1;
 	if (!(g->canon = utf8_of(cp, len)))
 		return TS_ENOMEM;
 	return (int)d->ngroups++;
@@ -458,9 +458,6 @@ static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 /* Short forms: a one-character name that ends a single longer name is
  * that name (飞: 张飞), and so is a name that is the end of one longer by a
  * character (宝玉: 贾宝玉). */
-static const char *const pool[2][4] = {{"cmn-m1", "cmn-m2", "cmn-m3", "cmn-m4"},
-                                       {"cmn-f1", "cmn-f2", "cmn-f3", "cmn-f4"}};
-
 /* More quotations first; of as many, the one the book named first. */
 static int by_quotes(const void *a, const void *b, void *ud)
 {
@@ -471,24 +468,24 @@ static int by_quotes(const void *a, const void *b, void *ud)
 	return (x > y) - (x < y);
 }
 
-/* The speakers without a voice in the cast take the pool's in turn, the
- * one who speaks most first: the four who speak most of each sex have
- * voices of their own, then the turn comes round again. */
-static void pool_voices(ts_dialogue *d)
+/* The speakers without a voice in the cast, ranked within their sex, the
+ * one who speaks most first: the pool's voices go to them in that turn
+ * (see ts_attribution.rank). */
+static void rank_speakers(ts_dialogue *d)
 {
 	int *order = malloc((d->ngroups ? d->ngroups : 1) * sizeof *order);
-	if (!order) /* short of memory: the pool by the name (ts_dialogue_pool_voice) */
+	if (!order) /* short of memory: no ranks, the pool by the name */
 		return;
 	size_t n = 0, turn[2] = {0, 0};
 	for (size_t g = 0; g < d->ngroups; g++) {
-		d->groups[g].pool = -1;
+		d->groups[g].rank = -1;
 		if (d->groups[g].quotes > 0 && !d->groups[g].voice)
 			order[n++] = (int)g;
 	}
 	qsort_r(order, n, sizeof *order, by_quotes, d->groups);
 	for (size_t i = 0; i < n; i++) {
 		int female = d->groups[order[i]].female > 0;
-		d->groups[order[i]].pool = (int)(turn[female]++ % 4);
+		d->groups[order[i]].rank = (int)turn[female]++;
 	}
 	free(order);
 }
@@ -511,7 +508,7 @@ void ts_dialogue_settle(ts_dialogue *d)
 		if (found >= 0 && !many && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
-	pool_voices(d);
+	rank_speakers(d);
 }
 
 /* ---- the cast ------------------------------------------------------------ */
@@ -1214,14 +1211,6 @@ int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
 	return rc;
 }
 
-const char *ts_dialogue_pool_voice(const char *speaker, int female)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const unsigned char *c = (const unsigned char *)speaker; *c; c++)
-		h = (h ^ *c) * 16777619u;
-	return pool[female != 0][h % 4];
-}
-
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud)
 {
 	said *s = malloc(sizeof *s);
@@ -1237,9 +1226,7 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 		                                 : "-",
 		    .voice = w >= 0 ? d->groups[w].voice : NULL,
 		    .female = w >= 0 && d->groups[w].female > 0,
-		    .pool = w >= 0 && d->groups[w].pool >= 0
-		                ? pool[d->groups[w].female > 0][d->groups[w].pool]
-		                : NULL,
+		    .rank = w >= 0 ? d->groups[w].rank : -1,
 		    .why = s->why[k],
 		};
 		rc = fn(ud, &a);
