@@ -30,7 +30,7 @@
 void ts_voice_defaults(ts_voice *v)
 {
 	memset(v, 0, sizeof *v);
-	snprintf(v->name, sizeof v->name, "cmn");
+	snprintf(v->name, sizeof v->name, "%s", TS_VOICE_DEFAULT);
 	snprintf(v->description, sizeof v->description, "Mandarin Chinese");
 	snprintf(v->espeak_voice, sizeof v->espeak_voice, "cmn-latn-pinyin");
 	snprintf(v->language, sizeof v->language, "zh");

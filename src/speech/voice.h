@@ -18,6 +18,10 @@
 
 #include <stddef.h>
 
+/* The preset read when none is asked for (voices/cmn.voice): the one
+ * place its name is written. */
+#define TS_VOICE_DEFAULT "cmn"
+
 typedef struct ts_voice {
 	char name[64];
 	char description[160];
@@ -40,7 +44,8 @@ typedef struct ts_voice {
 	double loudness_lufs;
 } ts_voice;
 
-/* Fill v with the built-in defaults (the cmn preset's values). */
+/* Fill v with the built-in defaults (the default preset's values, named
+ * TS_VOICE_DEFAULT). */
 void ts_voice_defaults(ts_voice *v);
 
 /* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO /
