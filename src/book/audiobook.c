@@ -216,7 +216,7 @@ static int note_cast(void *ud, const ts_attribution *a)
 static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_error *err)
 {
 	char dir[PATH_MAX];
-	ts_dialogue *dl = ts_dialogue_new();
+	ts_dialogue *dl = ts_dialogue_new(ts_lang_words(p->rd.lang, TS_WORDS_DIALOGUE));
 	if (!dl)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->diag, p->ud, err);

@@ -32,9 +32,10 @@ const ts_voice *ts_casting_voice(ts_voice_cache *vc, const ts_voice *narrator,
 		return narrator;
 	if (a->voice)
 		v = ts_voice_cache_get(vc, a->voice, NULL);
-	if (!v)
-		v = ts_voice_cache_get(
-		    vc, a->pool ? a->pool : ts_dialogue_pool_voice(a->speaker, a->female), NULL);
+	if (!v) {
+		const char *pool = ts_voice_cache_pool(vc, a->female, a->rank, a->speaker);
+		v = pool ? ts_voice_cache_get(vc, pool, NULL) : NULL;
+	}
 	return v ? v : narrator;
 }
 

@@ -4,8 +4,8 @@
  * A paragraph is cut into spans that cover it in order: narration, in the
  * narrator's voice, and each quotation, in its speaker's voice: the
  * cast's preset, or without one (or when it does not load) a preset of the
- * pool of eight chosen by the name (ts_dialogue_pool_voice(): female for a
- * speaker the book writes of as a woman).  A quotation of "-" (no one
+ * pool of cast voices, by its rank or its name (ts_voice_cache_pool():
+ * female for a speaker the book writes of as a woman).  A quotation of "-" (no one
  * person's speech) or "?" (cannot be told) is read by the narrator. */
 #ifndef TS_CASTING_H
 #define TS_CASTING_H

@@ -34,7 +34,7 @@ static int voice_code(int rc)
 /* The preset and the language data beside it. */
 static int load_voice(ts_reading *r, const ts_read_opts *o, ts_error *err)
 {
-	const char *name = o->voice ? o->voice : "cmn";
+	const char *name = o->voice ? o->voice : TS_VOICE_DEFAULT;
 	char vdir[PATH_MAX];
 	if (ts_reading_voices_dir(o->voices_dir, vdir, sizeof vdir, err))
 		return TS_EVOICE;
@@ -179,7 +179,7 @@ static void print_voice(void *ud, const char *name, const char *description, con
 	}
 	ts_buf line = {0};
 	ts_buf_printf(&line, "%-12s %s%s\n", name, description,
-	              strcmp(name, "cmn") == 0 ? " [default]" : "");
+	              strcmp(name, TS_VOICE_DEFAULT) == 0 ? " [default]" : "");
 	if (!v->rc)
 		v->rc = ts_buf_error(&line) ? ts_buf_error(&line)
 		                            : v->out(v->out_ud, line.data, line.len);

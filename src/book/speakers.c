@@ -5,6 +5,7 @@
  * is read. */
 #include "base/util.h"
 #include "book/casting.h"
+#include "book/reading.h"
 #include "input/reader.h"
 #include "tingshu.h"
 #include "zh/dialogue.h"
@@ -121,10 +122,17 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
                       void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err)
 {
 	speakers_run r = {.o = o, .out = out, .ud = out_ud};
-	ts_dialogue *dl = ts_dialogue_new();
-	ts_book *b = ts_book_new(diag, ud);
-	int rc = 0;
+	/* The default voice's language data: the words of dialogue. */
+	const ts_read_opts ro = {0};
+	ts_reading rd;
+	ts_dialogue *dl = NULL;
+	ts_book *b = NULL;
 	*failed = 0;
+	int rc = ts_reading_load(&rd, &ro, NULL, 0, diag, ud, err);
+	if (rc)
+		goto out;
+	dl = ts_dialogue_new(ts_lang_words(rd.lang, TS_WORDS_DIALOGUE));
+	b = ts_book_new(diag, ud);
 	if (!dl || !b || ts_book_set_encoding(b, o->encoding)) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
@@ -161,5 +169,6 @@ out:
 	ts_buf_free(&r.line);
 	ts_book_free(b);
 	ts_dialogue_free(dl);
+	ts_reading_free(&rd);
 	return rc;
 }

@@ -3,6 +3,8 @@
 
 #include "speech/espeak.h"
 
+#include "zh/wordtab.h"
+
 #include "base/lines.h"
 #include "base/util.h"
 
@@ -28,7 +30,7 @@
 void ts_voice_defaults(ts_voice *v)
 {
 	memset(v, 0, sizeof *v);
-	snprintf(v->name, sizeof v->name, "cmn");
+	snprintf(v->name, sizeof v->name, "%s", TS_VOICE_DEFAULT);
 	snprintf(v->description, sizeof v->description, "Mandarin Chinese");
 	snprintf(v->espeak_voice, sizeof v->espeak_voice, "cmn-latn-pinyin");
 	snprintf(v->language, sizeof v->language, "zh");
@@ -309,7 +311,12 @@ struct ts_voice_cache {
 	char *dir;
 	cached_voice **e;
 	size_t n, cap;
+	ts_wordtab *pool; /* cast_pool.txt, read on first use */
+	int pool_read;
 };
+
+/* The file of the pool of cast voices, in a voices directory. */
+#define POOL_FILE "cast_pool.txt"
 
 ts_voice_cache *ts_voice_cache_new(const char *dir)
 {
@@ -331,7 +338,47 @@ void ts_voice_cache_free(ts_voice_cache *c)
 	}
 	free(c->e);
 	free(c->dir);
+	ts_wordtab_free(c->pool);
 	free(c);
+}
+
+/* c->pool from the voices directory, or else the shipped one. */
+static void read_pool(ts_voice_cache *c)
+{
+	char path[PATH_MAX + 32], shipped[PATH_MAX];
+	ts_error e = {0};
+	c->pool_read = 1;
+	snprintf(path, sizeof path, "%s/%s", c->dir, POOL_FILE);
+	c->pool = ts_wordtab_load(path, 1, &e);
+	if (!c->pool && e.code == TS_ENOENT && ts_voices_dir(NULL, shipped, sizeof shipped) == 0) {
+		snprintf(path, sizeof path, "%s/%s", shipped, POOL_FILE);
+		c->pool = ts_wordtab_load(path, 1, &e);
+	}
+}
+
+const char *ts_voice_cache_pool(ts_voice_cache *c, int female, int rank, const char *speaker)
+{
+	if (!c->pool_read)
+		read_pool(c);
+	const char *sex = female ? "female" : "male";
+	size_t nw, n = 0, k;
+	const ts_word *w = ts_wordtab_words(c->pool, &nw);
+	for (size_t i = 0; i < nw; i++)
+		n += strcmp(w[i].said, sex) == 0;
+	if (n == 0)
+		return NULL;
+	if (rank >= 0) {
+		k = (size_t)rank % n;
+	} else {
+		uint32_t h = 2166136261u; /* FNV-1a */
+		for (const unsigned char *p = (const unsigned char *)speaker; *p; p++)
+			h = (h ^ *p) * 16777619u;
+		k = h % n;
+	}
+	for (size_t i = 0; i < nw; i++)
+		if (strcmp(w[i].said, sex) == 0 && k-- == 0)
+			return w[i].text;
+	return NULL;
 }
 
 const ts_voice *ts_voice_cache_get(ts_voice_cache *c, const char *name, ts_error *err)

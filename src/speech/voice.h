@@ -18,6 +18,10 @@
 
 #include <stddef.h>
 
+/* The preset read when none is asked for (voices/cmn.voice): the one
+ * place its name is written. */
+#define TS_VOICE_DEFAULT "cmn"
+
 typedef struct ts_voice {
 	char name[64];
 	char description[160];
@@ -40,7 +44,8 @@ typedef struct ts_voice {
 	double loudness_lufs;
 } ts_voice;
 
-/* Fill v with the built-in defaults (the cmn preset's values). */
+/* Fill v with the built-in defaults (the default preset's values, named
+ * TS_VOICE_DEFAULT). */
 void ts_voice_defaults(ts_voice *v);
 
 /* Load a preset file.  Returns 0 or TS_EVOICE / TS_ENOENT / TS_EIO /
@@ -74,5 +79,16 @@ void ts_voice_cache_free(ts_voice_cache *c);
 /* Preset name (as ts_voice_find()), valid until the cache is freed; NULL
  * with err (may be NULL) set as ts_voice_find() set it, or TS_ENOMEM. */
 const ts_voice *ts_voice_cache_get(ts_voice_cache *c, const char *name, ts_error *err);
+
+/* The pool of cast voices: the presets of the speakers a cast gives no
+ * voice, in the file cast_pool.txt of the voices directory (a directory
+ * of the user's without one uses the shipped one), a word table (see
+ * zh/wordtab.h) whose entries are PRESET<TAB>male or PRESET<TAB>female.
+ * A speaker of rank r (see ts_attribution.rank) gets the r-th preset of
+ * its sex, counting round; one of rank -1 a preset chosen by a hash of
+ * its name, the same every time.  Returns the preset's name (valid until
+ * the cache is freed), or NULL when the pool has no preset of that sex
+ * (or its file cannot be read): then the narrator reads. */
+const char *ts_voice_cache_pool(ts_voice_cache *c, int female, int rank, const char *speaker);
 
 #endif

@@ -2,7 +2,8 @@
  *
  * A paragraph is decoded once into code points with their byte offsets;
  * the rules below work on clauses (runs between ，。！？；：) of the text
- * around each quotation.  Word lists are tables, searched in order. */
+ * around each quotation.  The words they look for are the language data's
+ * (dialogue_words.txt: see ts_dialogue_new()), in lists by kind. */
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/dialogue.h"
 
@@ -26,6 +27,34 @@ enum {
 
 enum { NAME_MAX_CPS = 8, QUOTES_MAX = 256 };
 
+/* The kinds of words of dialogue_words.txt (documented at its top). */
+enum kind {
+	W_VERB,
+	W_LEAD,
+	W_MANNER,
+	W_STOP,
+	W_CROWD,
+	W_TOGETHER,
+	W_INTRO,
+	W_COUNTED,
+	W_REF,
+	W_PRONOUN,
+	W_LISTENER,
+	W_OBJECT,
+	W_OWNER,
+	W_WRITING,
+	W_FEMALE,
+	W_N
+};
+
+static const char *const kind_names[W_N] = {
+    [W_VERB] = "verb",       [W_LEAD] = "lead",         [W_MANNER] = "manner",
+    [W_STOP] = "stop",       [W_CROWD] = "crowd",       [W_TOGETHER] = "together",
+    [W_INTRO] = "intro",     [W_COUNTED] = "counted",   [W_REF] = "ref",
+    [W_PRONOUN] = "pronoun", [W_LISTENER] = "listener", [W_OBJECT] = "object",
+    [W_OWNER] = "owner",     [W_WRITING] = "writing",   [W_FEMALE] = "female",
+};
+
 typedef struct name {
 	uint32_t cp[NAME_MAX_CPS];
 	size_t len;
@@ -39,10 +68,12 @@ typedef struct group {
 	int cast;    /* named by the cast: its first name stays */
 	int female;  /* times the book wrote of the name as a woman */
 	int quotes;  /* quotations the first reading gave it */
-	int pool;    /* its voice of the pool (ts_dialogue_settle), or -1 */
+	int rank;    /* its place among the speakers of its sex (ts_dialogue_settle), or -1 */
 } group;
 
 struct ts_dialogue {
+	const char **words[W_N]; /* each kind's words (the table's), NULL-terminated */
+	char *stops;             /* the "stop" characters, one string */
 	name *names;
 	size_t nnames, names_cap;
 	group *groups;
@@ -199,7 +230,7 @@ static size_t find_quotes(const uint32_t *cp, size_t n, size_t (*q)[2], int *clo
 
 size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max)
 {
-	ts_dialogue *d = ts_dialogue_new();
+	ts_dialogue *d = ts_dialogue_new(NULL) /* for its decoder */;
 	size_t(*q)[2] = malloc(QUOTES_MAX * sizeof *q);
 	int *closed = malloc(QUOTES_MAX * sizeof *closed);
 	size_t count = 0;
@@ -220,13 +251,73 @@ out:
 	return count;
 }
 
+/* ---- the words ------------------------------------------------------------ */
+
+static int kind_of(const char *kind)
+{
+	for (int k = 0; k < W_N; k++)
+		if (strcmp(kind, kind_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+int ts_dialogue_check_words(const ts_wordtab *words, const char *file, ts_error *err)
+{
+	size_t nw;
+	const ts_word *w = ts_wordtab_words(words, &nw);
+	for (size_t i = 0; i < nw; i++) {
+		int k = kind_of(w[i].said);
+		if (k < 0)
+			return ts_error_set(err, TS_EINVAL, "%s: %s: unknown kind '%s'", file,
+			                    w[i].text, w[i].said);
+		if (k == W_STOP && w[i].len != 1)
+			return ts_error_set(err, TS_EINVAL, "%s: %s: a stop is one character", file,
+			                    w[i].text);
+	}
+	return 0;
+}
+
+/* d->words and d->stops from the entries w[0..nw).  0 or TS_ENOMEM. */
+static int sort_words(ts_dialogue *d, const ts_word *w, size_t nw)
+{
+	size_t count[W_N] = {0}, stops = 1;
+	for (size_t i = 0; i < nw; i++) {
+		int k = kind_of(w[i].said);
+		if (k >= 0)
+			count[k]++;
+		if (k == W_STOP)
+			stops += strlen(w[i].text);
+	}
+	for (int k = 0; k < W_N; k++)
+		if (!(d->words[k] = calloc(count[k] + 1, sizeof *d->words[k])))
+			return TS_ENOMEM;
+	if (!(d->stops = calloc(stops, 1)))
+		return TS_ENOMEM;
+	size_t at[W_N] = {0};
+	for (size_t i = 0; i < nw; i++) {
+		int k = kind_of(w[i].said);
+		if (k == W_STOP)
+			strcat(d->stops, w[i].text);
+		else if (k >= 0)
+			d->words[k][at[k]++] = w[i].text;
+	}
+	return 0;
+}
+
 /* ---- names -------------------------------------------------------------- */
 
-ts_dialogue *ts_dialogue_new(void)
+ts_dialogue *ts_dialogue_new(const ts_wordtab *words)
 {
+	size_t nw;
+	const ts_word *w = ts_wordtab_words(words, &nw);
 	ts_dialogue *d = calloc(1, sizeof *d);
-	if (d)
-		ts_dialogue_chapter(d);
+	if (!d)
+		return NULL;
+	if (sort_words(d, w, nw)) {
+		ts_dialogue_free(d);
+		return NULL;
+	}
+	ts_dialogue_chapter(d);
 	return d;
 }
 
@@ -242,6 +333,9 @@ void ts_dialogue_free(ts_dialogue *d)
 	free(d->names);
 	free(d->cp);
 	free(d->off);
+	for (int k = 0; k < W_N; k++)
+		free(d->words[k]);
+	free(d->stops);
 	free(d);
 }
 
@@ -283,7 +377,7 @@ static int new_group(ts_dialogue *d, const uint32_t *cp, size_t len)
 		return TS_ENOMEM;
 	group *g = &d->groups[d->ngroups];
 	memset(g, 0, sizeof *g);
-	g->pool = -1;
+	g->rank = -1;
 	if (!(g->canon = utf8_of(cp, len)))
 		return TS_ENOMEM;
 	return (int)d->ngroups++;
@@ -364,9 +458,6 @@ static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 /* Short forms: a one-character name that ends a single longer name is
  * that name (飞: 张飞), and so is a name that is the end of one longer by a
  * character (宝玉: 贾宝玉). */
-static const char *const pool[2][4] = {{"cmn-m1", "cmn-m2", "cmn-m3", "cmn-m4"},
-                                       {"cmn-f1", "cmn-f2", "cmn-f3", "cmn-f4"}};
-
 /* More quotations first; of as many, the one the book named first. */
 static int by_quotes(const void *a, const void *b, void *ud)
 {
@@ -377,24 +468,24 @@ static int by_quotes(const void *a, const void *b, void *ud)
 	return (x > y) - (x < y);
 }
 
-/* The speakers without a voice in the cast take the pool's in turn, the
- * one who speaks most first: the four who speak most of each sex have
- * voices of their own, then the turn comes round again. */
-static void pool_voices(ts_dialogue *d)
+/* The speakers without a voice in the cast, ranked within their sex, the
+ * one who speaks most first: the pool's voices go to them in that turn
+ * (see ts_attribution.rank). */
+static void rank_speakers(ts_dialogue *d)
 {
 	int *order = malloc((d->ngroups ? d->ngroups : 1) * sizeof *order);
-	if (!order) /* short of memory: the pool by the name (ts_dialogue_pool_voice) */
+	if (!order) /* short of memory: no ranks, the pool by the name */
 		return;
 	size_t n = 0, turn[2] = {0, 0};
 	for (size_t g = 0; g < d->ngroups; g++) {
-		d->groups[g].pool = -1;
+		d->groups[g].rank = -1;
 		if (d->groups[g].quotes > 0 && !d->groups[g].voice)
 			order[n++] = (int)g;
 	}
 	qsort_r(order, n, sizeof *order, by_quotes, d->groups);
 	for (size_t i = 0; i < n; i++) {
 		int female = d->groups[order[i]].female > 0;
-		d->groups[order[i]].pool = (int)(turn[female]++ % 4);
+		d->groups[order[i]].rank = (int)turn[female]++;
 	}
 	free(order);
 }
@@ -417,7 +508,7 @@ void ts_dialogue_settle(ts_dialogue *d)
 		if (found >= 0 && !many && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
-	pool_voices(d);
+	rank_speakers(d);
 }
 
 /* ---- the cast ------------------------------------------------------------ */
@@ -522,48 +613,6 @@ int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, voi
 
 /* ---- clauses ------------------------------------------------------------- */
 
-/* Speech verbs, the longest found at the end of a clause. */
-static const char *const verbs[] = {
-    "冷笑道", "说着", "说罢", "道罢", "说完", "说道", "问道", "答道", "笑道", "怒道",
-    "叹道",   "喝道", "骂道", "叫道", "喊道", "嚷道", "哭道", "应道", "回道", "道",
-    "曰",     "云",   "说",   "问",   "答",   "叫",   "喊",   "嚷",   "言",   "呼",
-    "唤",     "喝",   "叱",   "骂",   "吩咐", "嘱咐", NULL};
-
-/* Words before a subject that are not it. */
-static const char *const lead_skip[] = {
-    "却说", "话说", "且说", "只见", "只听",     "随后",     "于是",   "当下",   "此时",
-    "这时", "那时", "后来", "忽然", "有一回",   "一日",     "次日",   "当日",   "当时",
-    "原来", "自己", "不觉", "一面", "话犹未了", "一语未了", "言未毕", "言未已", "幸而",
-    "走出", "闪出", "转出", "忽见", "正",       "便",       "又",     "因",     "遂",
-    "乃",   "那",   "这",   "见",   "听",       "忽",       "亦",     "也",     "就",
-    "才",   "却",   "再",   "但",   "那个",     "这个",     NULL};
-
-/* Manner words between a subject and its verb. */
-static const char *const manner[] = {
-    "冷笑", "大笑", "微笑", "笑",   "叹", "大怒",   "怒",   "大喜", "忙",   "便",   "又",   "因",
-    "遂",   "乃",   "亦",   "也",   "都", "急",     "厉声", "高声", "低声", "大声", "回",   "复",
-    "再",   "连忙", "在旁", "答",   "问", "应",     "哭",   "点头", "回头", "接口", "接着", "随即",
-    "就",   "才",   "却",   "先",   "还", "言",     "大",   "笑了", "从旁", "大喝", "大呼", "大叫",
-    "喝",   "思量", "寻思", "心想", "想", "心里想", "暗",   "唱",   NULL};
-
-/* Where a subject's name ends in a longer clause. */
-static const char *const stops = "笑叹怒喝冷道曰说问答叫喊嚷言谓对向与和跟同朝便又因遂乃亦也都忙"
-                                 "连在听看见把将拍站睁涨不心回走起坐上一了着见抬点摇推拉拿放跑望"
-                                 "想哭转低伸举指跳进出接递端吃瞪皱挥骂急慌赶扭唱抄启思即吩嘱的高轻"
-                                 "突抢披愈恭";
-
-static const char *const crowd[] = {"众",   "左右", "大家", "有的", "他们", "她们", "两人", "三人",
-                                    "二人", "诸将", "众人", "我们", "人们", "外面", "外头", NULL};
-static const char *const intros[] = {"一人",   "一将",   "一员",   "一大汉", "有人",   "一汉",
-                                     "一少年", "一老者", "一妇人", "一僧",   "一道人", NULL};
-static const char *const refs[] = {"其人", "此人", "那人", "这人", "那厮", NULL};
-static const char *const pronouns[] = {"他", "她", NULL};
-static const char *const listeners[] = {"对", "向", "与", "和", "跟", "同", "朝", "谓", NULL};
-/* A clause that introduces something written or recited, not speech. */
-static const char *const writing[] = {"写", "书曰", "书略曰", "书云", "诗",   "词曰", "榜",
-                                      "示", "诏",   "旨",     "檄",   "信上", "匾",   "牌",
-                                      "碑", "题",   "对联",   "表曰", "赞曰", "歌曰", NULL};
-
 static int is_clause_end(uint32_t c)
 {
 	return ts_char_in(c, "，。！？；：…,.!?;:—") || c == '\n';
@@ -583,11 +632,11 @@ static int contains(const ts_dialogue *d, size_t a, size_t b, const char *const 
 	return 0;
 }
 
-/* Skip the words of lead_skip at a. */
+/* Skip the "lead" words at a. */
 static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 {
 	size_t len = 0;
-	while (a < b && (ts_is_space(d->cp[a]) || word_at(d, a, b, lead_skip, &len) >= 0))
+	while (a < b && (ts_is_space(d->cp[a]) || word_at(d, a, b, d->words[W_LEAD], &len) >= 0))
 		a += ts_is_space(d->cp[a]) ? 1 : len;
 	return a;
 }
@@ -596,8 +645,8 @@ static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
 {
 	size_t len;
-	static const char *const together[] = {"、", "齐声", "一齐", "同声", "齐叫", NULL};
-	if (word_at(d, a, b, crowd, &len) >= 0 || contains(d, a, b, together))
+	if (word_at(d, a, b, d->words[W_CROWD], &len) >= 0 ||
+	    contains(d, a, b, d->words[W_TOGETHER]))
 		return 1;
 	return a + 1 < b && ts_char_in(d->cp[a], "两二三四五六七八九十几") &&
 	       ts_char_in(d->cp[a + 1], "人个位");
@@ -607,18 +656,17 @@ static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
  * named later) or 一个小厮 (the 小厮); SP_NOBODY when nobody is. */
 static int introduced(ts_dialogue *d, size_t a, size_t b)
 {
-	static const char *const counted[] = {"一个", "一位", "一名", "一员", NULL};
 	size_t len;
 	for (size_t i = a; i < b && i < a + 4; i++) {
 		/* 阶下一人, 座上又一人: only places before it */
 		if (i > a && !ts_char_in(d->cp[i - 1], "又上下中内外前后边旁"))
 			continue;
-		if (word_at(d, i, b, intros, &len) >= 0)
+		if (word_at(d, i, b, d->words[W_INTRO], &len) >= 0)
 			return SP_PENDING;
-		if (word_at(d, i, b, counted, &len) >= 0) {
+		if (word_at(d, i, b, d->words[W_COUNTED], &len) >= 0) {
 			size_t e = i + len;
 			while (e < b && e < i + len + 3 && ts_is_han(d->cp[e]) &&
-			       !ts_char_in(d->cp[e], stops))
+			       !ts_char_in(d->cp[e], d->stops))
 				e++;
 			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
 			                   : SP_PENDING;
@@ -631,11 +679,10 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
  * listener (帐上袁术大喝, not 对罗刹): its group, or -1. */
 static int name_in(const ts_dialogue *d, size_t a, size_t b)
 {
-	static const char *const objects[] = {"问", "告", "叫", "唤", "请", "拜", "嗔", "见",
-	                                      "是", "吩", "嘱", "被", "说", "得", NULL};
 	size_t len;
 	for (size_t i = a; i < b; i++) {
-		if (word_at(d, i, b, listeners, &len) >= 0 || word_at(d, i, b, objects, &len) >= 0)
+		if (word_at(d, i, b, d->words[W_LISTENER], &len) >= 0 ||
+		    word_at(d, i, b, d->words[W_OBJECT], &len) >= 0)
 			return -1;
 		int g = name_at(d, i, b, &len);
 		if (g >= 0 && len >= 2 && i + len == b)
@@ -671,14 +718,13 @@ enum {
 static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **how)
 {
 	size_t len;
-	static const char *const owners[] = {"我的", "他的", "她的", "你的", NULL};
 	int strict = mode & STRICT;
 	a = skip_lead(d, a, b);
-	if (word_at(d, a, b, owners, &len) >= 0)
+	if (word_at(d, a, b, d->words[W_OWNER], &len) >= 0)
 		a += len;
 	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
 		a++;
-	while (b > a && (len = word_ending(d, a, b, manner)) > 0)
+	while (b > a && (len = word_ending(d, a, b, d->words[W_MANNER])) > 0)
 		b -= len;
 	if (a >= b)
 		return SP_NOBODY;
@@ -689,26 +735,26 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	int g = introduced(d, a, b);
 	if (g != SP_NOBODY)
 		return g;
-	if (word_at(d, a, b, refs, &len) >= 0)
+	if (word_at(d, a, b, d->words[W_REF], &len) >= 0)
 		return d->pending || d->intro < 0 ? SP_PENDING : d->intro;
 	*how = "name";
 	if ((g = name_at(d, a, b, &len)) >= 0)
 		return g;
 	if (at(d, a, b, "我") && !at(d, a, b, "我们") && !at(d, a, b, "我的"))
 		return add_name(d, d->cp + a, 1, -1, 1);
-	if (word_at(d, a, b, pronouns, &len) >= 0) {
+	if (word_at(d, a, b, d->words[W_PRONOUN], &len) >= 0) {
 		*how = "pronoun";
 		return third_person(d);
 	}
-	if (word_at(d, a, b, listeners, &len) >= 0)
+	if (word_at(d, a, b, d->words[W_LISTENER], &len) >= 0)
 		return SP_NOBODY;
 	*how = "a name just before the verb";
 	if ((mode & INSIDE) && (g = name_in(d, a, b)) >= 0)
 		return g;
-	if (ts_char_in(d->cp[a], stops))
+	if (ts_char_in(d->cp[a], d->stops))
 		return SP_NOBODY;
 	size_t e = a;
-	while (e < b && ts_is_han(d->cp[e]) && !(e > a && ts_char_in(d->cp[e], stops)))
+	while (e < b && ts_is_han(d->cp[e]) && !(e > a && ts_char_in(d->cp[e], d->stops)))
 		e++;
 	/* 分明的叫道: what ends with 的 or 地 says how, it names no one */
 	int adverb = ts_char_in(d->cp[b - 1], "的地");
@@ -756,11 +802,11 @@ typedef struct said {
  * first verb in it: its position, or b when there is none. */
 static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_t *vlen)
 {
-	*vlen = word_ending(d, a, b, verbs);
+	*vlen = word_ending(d, a, b, d->words[W_VERB]);
 	if (*vlen)
 		return b - *vlen;
 	for (size_t i = a; colon && i < b; i++)
-		if (word_at(d, i, b, verbs, vlen) >= 0)
+		if (word_at(d, i, b, d->words[W_VERB], vlen) >= 0)
 			return i;
 	return b;
 }
@@ -815,7 +861,7 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
 	size_t cs = clause_start(d, lo, b);
 	size_t len;
 	for (size_t i = cs; i < b; i++)
-		if (word_at(d, i, b, writing, &len) >= 0) {
+		if (word_at(d, i, b, d->words[W_WRITING], &len) >= 0) {
 			snprintf(why, sz, "not speech: something written or recited (%.*s)",
 			         (int)(d->off[i + len] - d->off[i]), d->text + d->off[i]);
 			return SP_NONE;
@@ -844,7 +890,7 @@ static int from_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz
 			ce++;
 		if (ce == cs || (ce < hi && ts_char_in(d->cp[ce], "：:")))
 			return NOT_SAID;
-		if ((vlen = word_ending(d, cs, ce, verbs)) > 0)
+		if ((vlen = word_ending(d, cs, ce, d->words[W_VERB])) > 0)
 			break;
 		if (ce >= hi || is_sentence_end(d->cp[ce]))
 			return NOT_SAID;
@@ -958,7 +1004,7 @@ static int counted_at_end(ts_dialogue *d, size_t s, size_t b)
 		ce++;
 	for (size_t i = s; i + 2 < ce; i++)
 		if (at(d, i, ce, "一个") && ce - i - 2 <= 3 &&
-		    han_run(d, i + 2, 3, stops) == ce - i - 2)
+		    han_run(d, i + 2, 3, d->stops) == ce - i - 2)
 			return name_at(d, i + 2, ce, &len) >= 0
 			           ? name_at(d, i + 2, ce, &len)
 			           : add_name(d, d->cp + i + 2, ce - i - 2, -1, 0);
@@ -977,7 +1023,7 @@ static void narration(ts_dialogue *d, size_t a, size_t b)
 		int g = name_at(d, s, b, &len);
 		if (g >= 0)
 			d->last_subject = g;
-		else if (word_at(d, s, b, pronouns, &len) >= 0 && third_person(d) >= 0)
+		else if (word_at(d, s, b, d->words[W_PRONOUN], &len) >= 0 && third_person(d) >= 0)
 			d->last_subject = third_person(d); /* 他站住了 */
 		else if ((g = counted_at_end(d, s, b)) >= 0)
 			d->last_subject = g;
@@ -1130,11 +1176,6 @@ static size_t attribute(ts_dialogue *d, said *s)
 
 /* ---- women ------------------------------------------------------------- */
 
-/* What marks a name as a woman's: the end of the name or the word after it
- * (王夫人, 林姑娘, 赵氏, 黛玉姑娘). */
-static const char *const female_words[] = {"夫人", "氏",   "姑娘", "小姐", "娘", "娘子", "太太",
-                                           "奶奶", "姐姐", "妹妹", "丫头", "女", NULL};
-
 /* The names of the paragraph written of as a woman: marked (above), or
  * followed in their sentence by 她. */
 static void women(ts_dialogue *d)
@@ -1145,8 +1186,8 @@ static void women(ts_dialogue *d)
 		if (g < 0)
 			continue;
 		size_t e = i + len, k = e;
-		int she = word_ending(d, i, e, female_words) > 0 ||
-		          word_at(d, e, d->n, female_words, &wl) >= 0;
+		int she = word_ending(d, i, e, d->words[W_FEMALE]) > 0 ||
+		          word_at(d, e, d->n, d->words[W_FEMALE], &wl) >= 0;
 		for (; !she && k < d->n && !is_sentence_end(d->cp[k]) && k < e + 12; k++)
 			she = d->cp[k] == 0x5979 && /* 她, not 她们 */
 			      !(k + 1 < d->n && d->cp[k + 1] == 0x4EEC);
@@ -1170,14 +1211,6 @@ int ts_dialogue_learn(ts_dialogue *d, const char *p, size_t n)
 	return rc;
 }
 
-const char *ts_dialogue_pool_voice(const char *speaker, int female)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const unsigned char *c = (const unsigned char *)speaker; *c; c++)
-		h = (h ^ *c) * 16777619u;
-	return pool[female != 0][h % 4];
-}
-
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud)
 {
 	said *s = malloc(sizeof *s);
@@ -1193,9 +1226,7 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 		                                 : "-",
 		    .voice = w >= 0 ? d->groups[w].voice : NULL,
 		    .female = w >= 0 && d->groups[w].female > 0,
-		    .pool = w >= 0 && d->groups[w].pool >= 0
-		                ? pool[d->groups[w].female > 0][d->groups[w].pool]
-		                : NULL,
+		    .rank = w >= 0 ? d->groups[w].rank : -1,
 		    .why = s->why[k],
 		};
 		rc = fn(ud, &a);

@@ -21,6 +21,8 @@
 #ifndef TS_DIALOGUE_H
 #define TS_DIALOGUE_H
 
+#include "zh/wordtab.h"
+
 #include "base/error.h"
 
 #include <stddef.h>
@@ -40,10 +42,19 @@ size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max);
 
 typedef struct ts_dialogue ts_dialogue;
 
-/* A new reader of dialogue with no names known; NULL when out of memory.
- * Free with ts_dialogue_free() (NULL does nothing). */
-ts_dialogue *ts_dialogue_new(void);
+/* A new reader of dialogue with no names known, looking for the words of
+ * words: the table of dialogue_words.txt, entries WORD<TAB>KIND, the
+ * kinds documented at its top (see ts_lang_words(); it must outlive d;
+ * entries of an unknown kind are ignored; NULL: no words, then little is
+ * attributed).  NULL when out of memory.  Free with ts_dialogue_free()
+ * (NULL does nothing). */
+ts_dialogue *ts_dialogue_new(const ts_wordtab *words);
 void ts_dialogue_free(ts_dialogue *d);
+
+/* Is every entry of words of a known kind, and every "stop" one
+ * character?  0, or TS_EINVAL with err set ("FILE: WORD: why"; file
+ * names the table). */
+int ts_dialogue_check_words(const ts_wordtab *words, const char *file, ts_error *err);
 
 /* One line of a cast file (no line break): a character's names separated
  * by spaces, a TAB, its voice preset.  Blank lines and # comments are
@@ -75,25 +86,23 @@ typedef struct ts_attribution {
 	const char *speaker; /* a name, "-" (not one person's speech) or "?" */
 	const char *voice;   /* the cast's voice for it, or NULL */
 	int female;          /* the book wrote of the speaker as a woman (first reading) */
-	const char *pool;    /* its voice of the pool of eight, or NULL (see below) */
+	int rank;            /* its rank for the pool of voices, or -1 (see below) */
 	const char *why;     /* the rule and what it found, for --explain */
 } ts_attribution;
 
 typedef int (*ts_attribution_fn)(void *ud, const ts_attribution *a);
 
+/* The rank of a speaker: ts_dialogue_settle() ranks the speakers of the
+ * first reading that have no voice in the cast, the men and the women
+ * apart, the one with most quotations first (0), so that the voices of a
+ * pool (the speech layer's: see ts_voice_cache_pool()) go to them in that
+ * turn, and the same book gets the same cast whatever the order its
+ * chapters are read in.  A speaker only the second reading finds, or one
+ * of the cast, has rank -1 (the pool then chooses by the name). */
+
 /* The second reading: the speaker of each quotation of paragraph p[0..n)
  * to fn, in order (the strings are valid during the call).  Returns 0,
  * TS_ENOMEM, or what fn returned when it was not 0 (which stops it). */
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud);
-
-/* The voices of the pool of eight (cmn-m1..4, cmn-f1..4) for speakers
- * with no voice in the cast, female ones for women: ts_dialogue_settle()
- * gives them in turn to the speakers of the first reading, the one with
- * most quotations first (ts_attribution.pool), so that the four men and
- * the four women who speak most have voices of their own, and the same
- * book gets the same cast whatever the order its chapters are read in.
- * A speaker only the second reading finds (pool NULL) gets this one,
- * chosen by a hash of the name. */
-const char *ts_dialogue_pool_voice(const char *speaker, int female);
 
 #endif

@@ -342,6 +342,14 @@ static void read_surname(ts_g2p *g, size_t i, size_t m, size_t e)
 	}
 }
 
+/* The first n characters of g as the rules and the surnames see them
+ * (see sentence.h): the folded text and its words, borrowed from g. */
+static ts_sentence sentence_of(const ts_g2p *g, size_t n)
+{
+	return (ts_sentence){
+	    .cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend, .open = g->open};
+}
+
 #define MAX_NAMES 8 /* full names remembered in one text */
 
 /* Surnames starting personal names (see surname.h).  A full name found so
@@ -349,7 +357,7 @@ static void read_surname(ts_g2p *g, size_t i, size_t m, size_t e)
  * as words of its own, with or without a cue there. */
 static void find_surnames(ts_g2p *g, size_t n)
 {
-	ts_name_ctx x = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend, .open = g->open};
+	ts_sentence x = sentence_of(g, n);
 	size_t at[MAX_NAMES], len[MAX_NAMES], nnames = 0;
 	for (size_t i = 0; i < n; i++)
 		g->open[i] = g->syl[i] == SYL_OPEN;
@@ -467,7 +475,7 @@ static int ask_model(ts_g2p *g, size_t i, size_t n)
  * scripts.  Returns 0 or TS_ENOMEM. */
 static int decide_open(ts_g2p *g, size_t n)
 {
-	ts_rule_ctx ctx = {.cp = g->fcp, .n = n, .wbeg = g->wbeg, .wend = g->wend};
+	ts_sentence ctx = sentence_of(g, n);
 	int rules = g->rules && (g->stages & TS_G2P_RULES);
 	int model = g->pm && (g->stages & TS_G2P_MODEL);
 	g->win_a = g->win_b = 0;

@@ -11,28 +11,42 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/g2pm.h"
 
-#include "base/file.h"
+#include "zh/mapped.h"
+
 #include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FORMAT_VERSION 1
-#define HEADER_SIZE    72
-#define MAX_FILE       (64u << 20)
-#define MAX_EMB        256
-#define MAX_HID        128
-#define MAX_DENSE      256
-#define MAX_CLASS      4096
-#define MAX_VOCAB      (1u << 20)
-#define POLY_SIZE      16 /* u32 code point, u16 class[TS_G2PM_MAX_READINGS] */
+#define HEADER_SIZE 72
+#define MAX_FILE    (64u << 20)
+#define MAX_EMB     256
+#define MAX_HID     128
+#define MAX_DENSE   256
+#define MAX_CLASS   4096
+#define MAX_VOCAB   (1u << 20)
+#define POLY_SIZE   16 /* u32 code point, u16 class[TS_G2PM_MAX_READINGS] */
 
 enum { EMB_F32, EMB_F16, EMB_I8 };
 
+/* The header: magic, version, size (see mapped.h), then 14 fields: the
+ * sizes nchar, vocab, emb, hid, dense, nclass, the rows unk, bos, eos,
+ * emb_type, npoly and the offsets of the character table, the polyphone
+ * table and the classes. */
+static const ts_mapped_format format = {
+    .what = "tingshu g2pM model",
+    .tool = "tools/build-g2pm.py",
+    .magic = "TSG2PM\0\0",
+    .version = 1,
+    .nfields = (HEADER_SIZE - TS_MAPPED_PREFIX) / 4,
+    .min_size = HEADER_SIZE,
+    .max_size = MAX_FILE,
+    .bad_size = "truncated or overlong: its size is not the one its header gives",
+};
+
 struct ts_g2pm {
-	const unsigned char *map;
-	size_t size;
+	ts_mapped file;
 	uint32_t nchar, vocab, emb, hid, dense, nclass, unk, bos, eos, emb_type, npoly;
 	const unsigned char *chars;     /* nchar pairs (cp, row) */
 	const unsigned char *poly;      /* npoly records (cp, class[6]) */
@@ -66,16 +80,6 @@ struct ts_g2pm_run {
 	struct proj_cache *cache; /* the model's */
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
 /* IEEE half precision to single. */
 static float half_to_float(uint16_t h)
 {
@@ -97,27 +101,22 @@ static int finite_all(const float *a, size_t n)
 	return 1;
 }
 
-/* The header's sizes, in range. */
+/* The header's sizes (the common part is checked by ts_mapped_open()),
+ * in range. */
 static const char *check_sizes(ts_g2pm *m)
 {
-	const unsigned char *p = m->map;
-	if (m->size < HEADER_SIZE || memcmp(p, "TSG2PM\0\0", 8) != 0)
-		return "bad magic";
-	if (rd32(p + 8) != FORMAT_VERSION)
-		return "other format version";
-	if (rd32(p + 12) != m->size)
-		return "truncated or overlong: its size is not the one its header gives";
-	m->nchar = rd32(p + 16);
-	m->vocab = rd32(p + 20);
-	m->emb = rd32(p + 24);
-	m->hid = rd32(p + 28);
-	m->dense = rd32(p + 32);
-	m->nclass = rd32(p + 36);
-	m->unk = rd32(p + 40);
-	m->bos = rd32(p + 44);
-	m->eos = rd32(p + 48);
-	m->emb_type = rd32(p + 52);
-	m->npoly = rd32(p + 56);
+	const uint32_t *f = m->file.field;
+	m->nchar = f[0];
+	m->vocab = f[1];
+	m->emb = f[2];
+	m->hid = f[3];
+	m->dense = f[4];
+	m->nclass = f[5];
+	m->unk = f[6];
+	m->bos = f[7];
+	m->eos = f[8];
+	m->emb_type = f[9];
+	m->npoly = f[10];
 	if (m->npoly > (1u << 16) || m->vocab == 0 || m->vocab > MAX_VOCAB || m->nchar > m->vocab ||
 	    m->emb == 0 || m->emb > MAX_EMB || m->hid == 0 || m->hid > MAX_HID || m->dense == 0 ||
 	    m->dense > MAX_DENSE || m->nclass == 0 || m->nclass > MAX_CLASS)
@@ -132,17 +131,18 @@ static const char *check_sizes(ts_g2pm *m)
 /* Where each section starts; every size is checked against the file's. */
 static const char *check_layout(ts_g2pm *m)
 {
-	size_t off_chars = rd32(m->map + 60), off_poly = rd32(m->map + 64);
-	size_t off_classes = rd32(m->map + 68), size = m->size;
+	const ts_mapped *mf = &m->file;
+	size_t off_chars = mf->field[11], off_poly = mf->field[12];
+	size_t off_classes = mf->field[13], size = mf->size;
 	if (off_chars != HEADER_SIZE || off_poly != off_chars + 8 * (size_t)m->nchar ||
 	    off_classes != off_poly + POLY_SIZE * (size_t)m->npoly ||
 	    off_classes + 2 * ((size_t)m->nclass + 1) > size)
 		return "bad section offsets";
-	m->chars = m->map + off_chars;
-	m->poly = m->map + off_poly;
-	m->class_off = m->map + off_classes;
+	m->chars = ts_mapped_at(mf, off_chars, off_poly - off_chars);
+	m->poly = ts_mapped_at(mf, off_poly, off_classes - off_poly);
+	m->class_off = ts_mapped_at(mf, off_classes, 2 * ((size_t)m->nclass + 1));
 	m->class_str = (const char *)m->class_off + 2 * ((size_t)m->nclass + 1);
-	size_t str_len = rd16(m->class_off + 2 * (size_t)m->nclass);
+	size_t str_len = ts_le16(m->class_off + 2 * (size_t)m->nclass);
 	size_t at = off_classes + 2 * ((size_t)m->nclass + 1) + str_len;
 	at = (at + 3) & ~(size_t)3;
 	size_t n_emb = (size_t)m->vocab * m->emb, H4 = 4 * (size_t)m->hid;
@@ -154,12 +154,12 @@ static const char *check_layout(ts_g2pm *m)
 	                 m->dense + (size_t)m->nclass * m->dense + m->nclass;
 	if (at > size || size - at != emb_bytes + 4 * n_float)
 		return "the weights do not fill the file as its sizes say";
-	m->embedding = m->map + at;
+	m->embedding = mf->p + at;
 	if (m->emb_type == EMB_I8) {
 		m->emb_scale = (const float *)m->embedding;
 		m->embedding += 4 * (size_t)m->vocab;
 	}
-	const float *w = (const float *)(m->map + at + emb_bytes);
+	const float *w = (const float *)(mf->p + at + emb_bytes);
 	for (int d = 0; d < 2; d++) {
 		m->wih[d] = w;
 		m->whh[d] = w += m->emb * H4;
@@ -178,7 +178,7 @@ static const char *check_layout(ts_g2pm *m)
 		return "an embedding scale is not a finite number";
 	if (m->emb_type == EMB_F16)
 		for (size_t i = 0; i < n_emb; i++)
-			if (!isfinite(half_to_float(rd16(m->embedding + 2 * i))))
+			if (!isfinite(half_to_float(ts_le16(m->embedding + 2 * i))))
 				return "an embedding value is not a finite number";
 	return NULL;
 }
@@ -188,26 +188,26 @@ static const char *check_tables(const ts_g2pm *m)
 {
 	for (uint32_t i = 0; i < m->nchar; i++) {
 		const unsigned char *p = m->chars + 8 * (size_t)i;
-		if (rd32(p + 4) >= m->vocab || (i > 0 && rd32(p) <= rd32(p - 8)))
+		if (ts_le32(p + 4) >= m->vocab || (i > 0 && ts_le32(p) <= ts_le32(p - 8)))
 			return "bad character table";
 	}
 	for (uint32_t i = 0; i < m->npoly; i++) {
 		const unsigned char *p = m->poly + POLY_SIZE * (size_t)i;
-		if (i > 0 && rd32(p) <= rd32(p - POLY_SIZE))
+		if (i > 0 && ts_le32(p) <= ts_le32(p - POLY_SIZE))
 			return "bad polyphone table";
 		unsigned k = 0;
-		while (k < TS_G2PM_MAX_READINGS && rd16(p + 4 + 2 * k) != 0xFFFF)
-			if (rd16(p + 4 + 2 * k++) >= m->nclass)
+		while (k < TS_G2PM_MAX_READINGS && ts_le16(p + 4 + 2 * k) != 0xFFFF)
+			if (ts_le16(p + 4 + 2 * k++) >= m->nclass)
 				return "bad polyphone table";
 		for (unsigned j = k; j < TS_G2PM_MAX_READINGS; j++)
-			if (rd16(p + 4 + 2 * j) != 0xFFFF)
+			if (ts_le16(p + 4 + 2 * j) != 0xFFFF)
 				return "bad polyphone table";
 		if (k < 2)
 			return "bad polyphone table";
 	}
 	for (uint32_t k = 0; k < m->nclass; k++) {
-		size_t a = rd16(m->class_off + 2 * (size_t)k),
-		       b = rd16(m->class_off + 2 * (size_t)k + 2);
+		size_t a = ts_le16(m->class_off + 2 * (size_t)k),
+		       b = ts_le16(m->class_off + 2 * (size_t)k + 2);
 		if (b < a + 2 || b - a > 7)
 			return "bad class name";
 		for (size_t j = a; j < b - 1; j++)
@@ -250,25 +250,18 @@ static int cmp_class(const void *a, const void *b, void *ud)
 
 ts_g2pm *ts_g2pm_open(const char *path, ts_error *err)
 {
-	size_t size = 0;
-	const void *map =
-	    ts_map_file(path, "tingshu g2pM model", HEADER_SIZE, MAX_FILE, &size, err);
-	if (!map)
-		return NULL;
 	ts_g2pm *m = calloc(1, sizeof *m);
 	if (!m) {
 		ts_error_set(err, TS_ENOMEM, NULL);
-		ts_unmap_file(map, size);
 		return NULL;
 	}
-	m->map = map;
-	m->size = size;
+	if (ts_mapped_open(&m->file, path, &format, err)) {
+		free(m);
+		return NULL;
+	}
 	const char *why = check(m);
 	if (why) {
-		ts_error_set(err, TS_EINVAL,
-		             "%s: not a tingshu g2pM model of format %d (%s); rebuild it with "
-		             "tools/build-g2pm.py",
-		             path, FORMAT_VERSION, why);
+		ts_mapped_bad(&m->file, path, why, err);
 		ts_g2pm_free(m);
 		return NULL;
 	}
@@ -289,7 +282,7 @@ void ts_g2pm_free(ts_g2pm *m)
 {
 	if (!m)
 		return;
-	ts_unmap_file(m->map, m->size);
+	ts_mapped_close(&m->file);
 	free(m->by_name);
 	if (m->cache) {
 		free(m->cache->proj);
@@ -306,7 +299,8 @@ unsigned ts_g2pm_nclass(const ts_g2pm *m)
 
 const char *ts_g2pm_class(const ts_g2pm *m, unsigned k, size_t *len)
 {
-	size_t a = rd16(m->class_off + 2 * (size_t)k), b = rd16(m->class_off + 2 * (size_t)k + 2);
+	size_t a = ts_le16(m->class_off + 2 * (size_t)k),
+	       b = ts_le16(m->class_off + 2 * (size_t)k + 2);
 	*len = b - a;
 	return m->class_str + a;
 }
@@ -335,15 +329,15 @@ unsigned ts_g2pm_readings(const ts_g2pm *m, uint32_t cp, int cls[TS_G2PM_MAX_REA
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 		const unsigned char *p = m->poly + POLY_SIZE * mid;
-		uint32_t c = rd32(p);
+		uint32_t c = ts_le32(p);
 		if (c < cp) {
 			lo = mid + 1;
 		} else if (c > cp) {
 			hi = mid;
 		} else {
 			unsigned k = 0;
-			while (k < TS_G2PM_MAX_READINGS && rd16(p + 4 + 2 * k) != 0xFFFF) {
-				cls[k] = rd16(p + 4 + 2 * k);
+			while (k < TS_G2PM_MAX_READINGS && ts_le16(p + 4 + 2 * k) != 0xFFFF) {
+				cls[k] = ts_le16(p + 4 + 2 * k);
 				k++;
 			}
 			return k;
@@ -360,9 +354,9 @@ static uint32_t row_of(const ts_g2pm *m, uint32_t cp)
 	size_t lo = 0, hi = m->nchar;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		uint32_t c = rd32(m->chars + 8 * mid);
+		uint32_t c = ts_le32(m->chars + 8 * mid);
 		if (c == cp)
-			return rd32(m->chars + 8 * mid + 4);
+			return ts_le32(m->chars + 8 * mid + 4);
 		if (c < cp)
 			lo = mid + 1;
 		else
@@ -379,7 +373,7 @@ static void embed(const ts_g2pm *m, uint32_t row, float *x)
 		memcpy(x, m->embedding + 4 * at, 4 * (size_t)m->emb);
 	} else if (m->emb_type == EMB_F16) {
 		for (uint32_t k = 0; k < m->emb; k++)
-			x[k] = half_to_float(rd16(m->embedding + 2 * (at + k)));
+			x[k] = half_to_float(ts_le16(m->embedding + 2 * (at + k)));
 	} else {
 		const signed char *q = (const signed char *)m->embedding + at;
 		for (uint32_t k = 0; k < m->emb; k++)

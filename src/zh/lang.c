@@ -5,6 +5,7 @@
  * edit of a table is found at once rather than misreading a book. */
 #include "zh/lang.h"
 
+#include "zh/dialogue.h"
 #include "zh/surname.h"
 
 #include "base/lines.h"
@@ -122,6 +123,7 @@ static const struct {
     [TS_WORDS_DIALS] = {"dial_words.txt", 0},
     [TS_WORDS_MODEL_SKIP] = {"g2pm_skip.txt", 0},
     [TS_WORDS_NAME_CUES] = {"name_cues.txt", 1},
+    [TS_WORDS_DIALOGUE] = {"dialogue_words.txt", 1},
 };
 
 /* A new lexicon in *u with the entries of dir/file, in the format of a
@@ -160,6 +162,8 @@ static int load_words(ts_lang *l, const char *dir, ts_error *err)
 		rc = e.code == TS_ENOENT ? 0 : e.code;
 		if (!rc && i == TS_WORDS_NAME_CUES)
 			rc = ts_surnames_check_cues(l->words[i], path.data, &e);
+		if (!rc && i == TS_WORDS_DIALOGUE)
+			rc = ts_dialogue_check_words(l->words[i], path.data, &e);
 		if (rc)
 			ts_error_set(err, rc, "%s", ts_error_msg(&e));
 	}

@@ -27,6 +27,11 @@
  * table of the words around them that tell a personal name (see
  * surname.h); both optional.
  *
+ * dialogue_words.txt: the words that tell who says a quotation of a novel
+ * (speech verbs, pronouns, words of a crowd ...), a word table whose
+ * entries are WORD<TAB>KIND (see dialogue.h); optional, but without it
+ * little dialogue is attributed.
+ *
  * The words the normalizer looks for around numbers and symbols, each
  * file optional (without it, nothing of its kind is recognized), in the
  * formats of wordtab.h and documented at the top of each: measures.txt
@@ -82,7 +87,8 @@ const ts_userlex *ts_lang_userlex(const ts_lang *l);
  * ts_lang. */
 const ts_userlex *ts_lang_surnames(const ts_lang *l);
 
-/* The word tables of the normalizer and of g2p, one for each file. */
+/* The word tables of the normalizer, of g2p and of the dialogue, one for
+ * each file. */
 typedef enum ts_words {
 	TS_WORDS_MEASURES,   /* measures.txt */
 	TS_WORDS_LABELS,     /* labels.txt */
@@ -97,6 +103,7 @@ typedef enum ts_words {
 	TS_WORDS_DIALS,      /* dial_words.txt */
 	TS_WORDS_MODEL_SKIP, /* g2pm_skip.txt */
 	TS_WORDS_NAME_CUES,  /* name_cues.txt */
+	TS_WORDS_DIALOGUE,   /* dialogue_words.txt */
 	TS_WORDS_N
 } ts_words;
 

@@ -9,7 +9,8 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/lexicon.h"
 
-#include "base/file.h"
+#include "zh/mapped.h"
+
 #include "base/util.h"
 
 #include <math.h>
@@ -17,14 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HEADER_SIZE    76
-#define FORMAT_VERSION 1
-#define CHAR_SIZE      12
-#define NO_GROUP       0xFFFFFFFFu
+#define HEADER_SIZE 76
+#define CHAR_SIZE   12
+#define NO_GROUP    0xFFFFFFFFu
+
+/* The header: magic, version, size (see mapped.h), then 15 fields: the
+ * counts nsyl, nchar, npages, nwords, total, max_len and the offsets of
+ * the nine sections. */
+static const ts_mapped_format format = {
+    .what = "tingshu lexicon",
+    .tool = "tools/build-lexicon.py",
+    .magic = "TSLEX\0\0\0",
+    .version = 1,
+    .nfields = (HEADER_SIZE - TS_MAPPED_PREFIX) / 4,
+    .min_size = 1,
+    .max_size = SIZE_MAX,
+    .bad_size = "truncated",
+};
 
 struct ts_lexicon {
-	const unsigned char *map;
-	size_t size;
+	ts_mapped file;
 	uint32_t nsyl, nchar, npages, nwords, max_len;
 	size_t nslots;       /* pages of 256 entries */
 	size_t nreadings;    /* u16 entries */
@@ -35,16 +48,6 @@ struct ts_lexicon {
 	double ln_total;
 	uint16_t *by_text; /* the syllables in the order of their text */
 };
-
-static uint16_t rd16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* Bytes of a word record of L characters. */
 static size_t record_size(unsigned L)
@@ -70,7 +73,7 @@ static unsigned bits_at(const unsigned char *bits, unsigned k)
 static int cmp_keys(const unsigned char *r, const int *keys, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++) {
-		int a = rd16(r + 2 * k);
+		int a = ts_le16(r + 2 * k);
 		if (a != keys[k])
 			return a < keys[k] ? -1 : 1;
 	}
@@ -78,14 +81,6 @@ static int cmp_keys(const unsigned char *r, const int *keys, unsigned n)
 }
 
 /* ---- checks -------------------------------------------------------- */
-
-static int bad(ts_error *err, const char *path, const char *what)
-{
-	return ts_error_set(err, TS_EINVAL,
-	                    "%s: not a tingshu lexicon of format %d (%s); rebuild it with "
-	                    "tools/build-lexicon.py",
-	                    path, FORMAT_VERSION, what);
-}
 
 /* The records of a run: keys known, in strictly ascending order, readings
  * within each character's list. */
@@ -98,7 +93,7 @@ static int check_words(const ts_lexicon *lx, int first, const unsigned char *run
 		int keys[TS_LEX_MAX_WORD];
 		keys[0] = first;
 		for (unsigned k = 1; k < L; k++) {
-			keys[k] = rd16(r + 2 * (k - 1));
+			keys[k] = ts_le16(r + 2 * (k - 1));
 			if ((uint32_t)keys[k] >= lx->nchar)
 				return -1;
 		}
@@ -116,41 +111,33 @@ static int check_words(const ts_lexicon *lx, int first, const unsigned char *run
 	return 0;
 }
 
-/* The header: counts, and the offsets of the sections, stored in off[0..9)
- * with the file's size in off[9]; sets where each section starts. */
+/* The header's fields (the common part is checked by ts_mapped_open()):
+ * counts, and the offsets of the sections, stored in off[0..9) with the
+ * file's size in off[9]; sets where each section starts. */
 static const char *check_header(ts_lexicon *lx, uint32_t off[10])
 {
-	const unsigned char *m = lx->map;
-	if (lx->size < HEADER_SIZE || memcmp(m, "TSLEX\0\0\0", 8) != 0)
-		return "bad magic";
-	if (rd32(m + 8) != FORMAT_VERSION)
-		return "other format version";
-	if (rd32(m + 12) != lx->size)
-		return "truncated";
-	lx->nsyl = rd32(m + 16);
-	lx->nchar = rd32(m + 20);
-	lx->npages = rd32(m + 24);
-	lx->nwords = rd32(m + 28);
-	uint32_t total = rd32(m + 32);
-	lx->max_len = rd32(m + 36);
+	const ts_mapped *m = &lx->file;
+	lx->nsyl = m->field[0];
+	lx->nchar = m->field[1];
+	lx->npages = m->field[2];
+	lx->nwords = m->field[3];
+	uint32_t total = m->field[4];
+	lx->max_len = m->field[5];
 	for (int i = 0; i < 9; i++)
-		off[i] = rd32(m + 40 + 4 * i);
-	off[9] = (uint32_t)lx->size;
+		off[i] = m->field[6 + i];
+	off[9] = (uint32_t)m->size;
 	for (int i = 0; i < 9; i++)
 		if (off[i] < HEADER_SIZE || off[i] % 4 || off[i] > off[i + 1])
 			return "bad section offsets";
 	if (total == 0 || lx->nchar == 0 || lx->nchar > 0xFFFF || lx->nsyl == 0 ||
 	    lx->nsyl > 0xFFFF || lx->max_len > TS_LEX_MAX_WORD || lx->npages > 0x10000 / 256)
 		return "bad counts";
-	lx->syl_off = m + off[0];
-	lx->syl_str = m + off[1];
-	lx->page_dir = m + off[2];
-	lx->pages = m + off[3];
-	lx->chars = m + off[4];
-	lx->cps = m + off[5];
-	lx->readings = m + off[6];
-	lx->groups = m + off[7];
-	lx->words = m + off[8];
+	const unsigned char **sec[9] = {&lx->syl_off,  &lx->syl_str, &lx->page_dir,
+	                                &lx->pages,    &lx->chars,   &lx->cps,
+	                                &lx->readings, &lx->groups,  &lx->words};
+	for (int i = 0; i < 9; i++)
+		if (!(*sec[i] = ts_mapped_at(m, off[i], off[i + 1] - off[i])))
+			return "bad section offsets";
 	lx->nslots = (off[4] - off[3]) / 512;
 	lx->nreadings = (off[7] - off[6]) / 2;
 	lx->ngroup_words = (off[8] - off[7]) / 4;
@@ -165,17 +152,17 @@ static const char *check_tables(const ts_lexicon *lx, const uint32_t off[10])
 	if ((size_t)(lx->nsyl + 1) * 4 > off[1] - off[0])
 		return "syllable table";
 	for (uint32_t s = 0; s < lx->nsyl; s++) {
-		uint32_t a = rd32(lx->syl_off + 4 * s), b = rd32(lx->syl_off + 4 * s + 4);
+		uint32_t a = ts_le32(lx->syl_off + 4 * s), b = ts_le32(lx->syl_off + 4 * s + 4);
 		if (a >= b || b > off[2] - off[1] || b - a > 8)
 			return "syllable table";
 	}
 	if ((size_t)lx->npages * 2 > off[3] - off[2])
 		return "page directory";
 	for (uint32_t p = 0; p < lx->npages; p++)
-		if (rd16(lx->page_dir + 2 * p) > lx->nslots)
+		if (ts_le16(lx->page_dir + 2 * p) > lx->nslots)
 			return "page directory";
 	for (size_t i = 0; i < lx->nslots * 256; i++)
-		if (rd16(lx->pages + 2 * i) > lx->nchar)
+		if (ts_le16(lx->pages + 2 * i) > lx->nchar)
 			return "pages";
 	return NULL;
 }
@@ -188,15 +175,15 @@ static const char *check_chars(const ts_lexicon *lx, const uint32_t off[10])
 		return "character table";
 	/* The page table and the code points agree, both ways. */
 	for (uint32_t c = 0; c < lx->nchar; c++)
-		if (ts_lexicon_char(lx, rd16(lx->cps + 2 * c)) != (int)c)
+		if (ts_lexicon_char(lx, ts_le16(lx->cps + 2 * c)) != (int)c)
 			return "code points";
 	for (uint32_t c = 0; c < lx->nchar; c++) {
 		const unsigned char *r = char_rec(lx, (int)c);
-		uint32_t rd = rd32(r), first = rd & 0xFFFFFF, n = rd >> 24;
-		if (n < 1 || n > 7 || first + n > lx->nreadings || rd16(r + 8) >= lx->nchar)
+		uint32_t rd = ts_le32(r), first = rd & 0xFFFFFF, n = rd >> 24;
+		if (n < 1 || n > 7 || first + n > lx->nreadings || ts_le16(r + 8) >= lx->nchar)
 			return "character table";
 		for (uint32_t k = 0; k < n; k++)
-			if (rd16(lx->readings + 2 * (first + k)) >= lx->nsyl)
+			if (ts_le16(lx->readings + 2 * (first + k)) >= lx->nsyl)
 				return "readings";
 	}
 	return NULL;
@@ -209,14 +196,14 @@ static const char *check_group(const ts_lexicon *lx, uint32_t c, uint32_t g)
 {
 	if (g >= lx->ngroup_words)
 		return "word groups";
-	uint32_t n = rd32(lx->groups + 4 * (size_t)g);
+	uint32_t n = ts_le32(lx->groups + 4 * (size_t)g);
 	if (n > TS_LEX_MAX_WORD || (size_t)g + 1 + 2 * (size_t)n > lx->ngroup_words)
 		return "word groups";
 	unsigned prev = 1;
 	uint32_t lengths = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t e = rd32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
-		uint32_t at = rd32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
+		uint32_t e = ts_le32(lx->groups + 4 * ((size_t)g + 1 + 2 * i));
+		uint32_t at = ts_le32(lx->groups + 4 * ((size_t)g + 2 + 2 * i));
 		unsigned L = e & 0xFF;
 		uint32_t count = e >> 8;
 		if (L <= prev || L > lx->max_len || at > lx->words_size ||
@@ -230,13 +217,13 @@ static const char *check_group(const ts_lexicon *lx, uint32_t c, uint32_t g)
 	size_t p = (size_t)g + 1 + 2 * (size_t)n;
 	if (p >= lx->ngroup_words)
 		return "word groups";
-	uint32_t np = rd32(lx->groups + 4 * p);
+	uint32_t np = ts_le32(lx->groups + 4 * p);
 	if (np > lx->nchar || p + 1 + np > lx->ngroup_words)
 		return "second characters";
 	for (uint32_t i = 0; i < np; i++) {
-		uint32_t e = rd32(lx->groups + 4 * (p + 1 + i));
+		uint32_t e = ts_le32(lx->groups + 4 * (p + 1 + i));
 		if ((e & 0xFFFF) >= lx->nchar || (e >> 16) == 0 || (e >> 16) & ~lengths ||
-		    (i > 0 && (e & 0xFFFF) <= (rd32(lx->groups + 4 * (p + i)) & 0xFFFF)))
+		    (i > 0 && (e & 0xFFFF) <= (ts_le32(lx->groups + 4 * (p + i)) & 0xFFFF)))
 			return "second characters";
 	}
 	return NULL;
@@ -252,7 +239,7 @@ static const char *check(ts_lexicon *lx)
 	    (why = check_chars(lx, off)))
 		return why;
 	for (uint32_t c = 0; c < lx->nchar; c++) {
-		uint32_t g = rd32(char_rec(lx, (int)c) + 4);
+		uint32_t g = ts_le32(char_rec(lx, (int)c) + 4);
 		if (g != NO_GROUP && (why = check_group(lx, c, g)))
 			return why;
 	}
@@ -295,22 +282,19 @@ static int sort_syllables(ts_lexicon *lx)
 
 ts_lexicon *ts_lexicon_open(const char *path, ts_error *err)
 {
-	size_t size = 0;
-	const void *map = ts_map_file(path, "tingshu lexicon", 1, SIZE_MAX, &size, err);
-	if (!map)
-		return NULL;
 	ts_lexicon *lx = calloc(1, sizeof *lx);
 	if (!lx) {
 		ts_error_set(err, TS_ENOMEM, NULL);
-		ts_unmap_file(map, size);
 		return NULL;
 	}
-	lx->map = map;
-	lx->size = size;
+	if (ts_mapped_open(&lx->file, path, &format, err)) {
+		free(lx);
+		return NULL;
+	}
 	const char *why = check(lx);
 	if (why || sort_syllables(lx) != 0) {
 		if (why)
-			bad(err, path, why);
+			ts_mapped_bad(&lx->file, path, why, err);
 		else
 			ts_error_set(err, TS_ENOMEM, NULL);
 		ts_lexicon_free(lx);
@@ -323,7 +307,7 @@ void ts_lexicon_free(ts_lexicon *lx)
 {
 	if (!lx)
 		return;
-	ts_unmap_file(lx->map, lx->size);
+	ts_mapped_close(&lx->file);
 	free(lx->by_text);
 	free(lx);
 }
@@ -335,33 +319,33 @@ int ts_lexicon_char(const ts_lexicon *lx, uint32_t cp)
 	uint32_t p = cp >> 8;
 	if (p >= lx->npages)
 		return -1;
-	unsigned slot = rd16(lx->page_dir + 2 * p);
+	unsigned slot = ts_le16(lx->page_dir + 2 * p);
 	if (!slot)
 		return -1;
-	return (int)rd16(lx->pages + 2 * ((size_t)(slot - 1) * 256 + (cp & 0xFF))) - 1;
+	return (int)ts_le16(lx->pages + 2 * ((size_t)(slot - 1) * 256 + (cp & 0xFF))) - 1;
 }
 
 uint32_t ts_lexicon_cp(const ts_lexicon *lx, int ch)
 {
-	return rd16(lx->cps + 2 * (size_t)ch);
+	return ts_le16(lx->cps + 2 * (size_t)ch);
 }
 
 int ts_lexicon_key(const ts_lexicon *lx, int ch)
 {
-	return rd16(char_rec(lx, ch) + 8);
+	return ts_le16(char_rec(lx, ch) + 8);
 }
 
 unsigned ts_lexicon_nreadings(const ts_lexicon *lx, int ch)
 {
-	return rd32(char_rec(lx, ch)) >> 24;
+	return ts_le32(char_rec(lx, ch)) >> 24;
 }
 
 unsigned ts_lexicon_reading(const ts_lexicon *lx, int ch, unsigned k)
 {
-	uint32_t rd = rd32(char_rec(lx, ch));
+	uint32_t rd = ts_le32(char_rec(lx, ch));
 	if (k >= rd >> 24)
 		k = 0;
-	return rd16(lx->readings + 2 * ((rd & 0xFFFFFF) + k));
+	return ts_le16(lx->readings + 2 * ((rd & 0xFFFFFF) + k));
 }
 
 const char *ts_lexicon_syllable(const ts_lexicon *lx, unsigned syl, size_t *len)
@@ -370,7 +354,7 @@ const char *ts_lexicon_syllable(const ts_lexicon *lx, unsigned syl, size_t *len)
 		*len = 0;
 		return "";
 	}
-	uint32_t a = rd32(lx->syl_off + 4 * syl), b = rd32(lx->syl_off + 4 * syl + 4);
+	uint32_t a = ts_le32(lx->syl_off + 4 * syl), b = ts_le32(lx->syl_off + 4 * syl + 4);
 	*len = b - a;
 	return (const char *)lx->syl_str + a;
 }
@@ -415,7 +399,7 @@ size_t ts_lexicon_match(const ts_lexicon *lx, const int *keys, size_t n, ts_lexm
 {
 	if (n < 2 || keys[0] < 0 || max == 0)
 		return 0;
-	uint32_t g = rd32(char_rec(lx, keys[0]) + 4);
+	uint32_t g = ts_le32(char_rec(lx, keys[0]) + 4);
 	if (g == NO_GROUP)
 		return 0;
 	/* Only the characters the lexicon knows can be part of a word. */
@@ -425,14 +409,14 @@ size_t ts_lexicon_match(const ts_lexicon *lx, const int *keys, size_t n, ts_lexm
 	if (known < 2)
 		return 0;
 	const unsigned char *grp = lx->groups + 4 * (size_t)g;
-	uint32_t ng = rd32(grp);
+	uint32_t ng = ts_le32(grp);
 	/* The lengths of the words that start with these two characters. */
 	const unsigned char *pairs = grp + 4 + 8 * (size_t)ng;
-	size_t lo = 0, hi = rd32(pairs);
+	size_t lo = 0, hi = ts_le32(pairs);
 	uint32_t lengths = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		uint32_t e = rd32(pairs + 4 + 4 * mid);
+		uint32_t e = ts_le32(pairs + 4 + 4 * mid);
 		int k2 = (int)(e & 0xFFFF);
 		if (k2 == keys[1]) {
 			lengths = e >> 16;
@@ -446,13 +430,13 @@ size_t ts_lexicon_match(const ts_lexicon *lx, const int *keys, size_t n, ts_lexm
 	lengths &= known >= 16 ? 0xFFFFu : (1u << known) - 1;
 	size_t found = 0;
 	for (uint32_t i = 0; i < ng && found < max && lengths; i++) {
-		uint32_t e = rd32(grp + 4 + 8 * i);
+		uint32_t e = ts_le32(grp + 4 + 8 * i);
 		unsigned L = e & 0xFF;
 		if (!(lengths & 1u << (L - 1)))
 			continue;
 		lengths &= ~(1u << (L - 1));
 		size_t rs = record_size(L);
-		const unsigned char *run = lx->words + rd32(grp + 8 + 8 * i);
+		const unsigned char *run = lx->words + ts_le32(grp + 8 + 8 * i);
 		lo = 0;
 		hi = e >> 8;
 		while (lo < hi) {

@@ -242,12 +242,12 @@ out:
 
 /* ---- matching ------------------------------------------------------ */
 
-static int is_han_at(const ts_rule_ctx *c, size_t i)
+static int is_han_at(const ts_sentence *c, size_t i)
 {
 	return i < c->n && ts_is_han(c->cp[i]);
 }
 
-static int alt_before(const ts_rules *r, const alt *a, const ts_rule_ctx *c, size_t i)
+static int alt_before(const ts_rules *r, const alt *a, const ts_sentence *c, size_t i)
 {
 	if (a->len == 0)
 		return i == 0 || !is_han_at(c, i - 1);
@@ -256,7 +256,7 @@ static int alt_before(const ts_rules *r, const alt *a, const ts_rule_ctx *c, siz
 	return memcmp(c->cp + i - a->len, r->pool + a->start, a->len * sizeof(uint32_t)) == 0;
 }
 
-static int alt_after(const ts_rules *r, const alt *a, const ts_rule_ctx *c, size_t i)
+static int alt_after(const ts_rules *r, const alt *a, const ts_sentence *c, size_t i)
 {
 	if (a->len == 0)
 		return !is_han_at(c, i + 1);
@@ -265,7 +265,7 @@ static int alt_after(const ts_rules *r, const alt *a, const ts_rule_ctx *c, size
 	return memcmp(c->cp + i + 1, r->pool + a->start, a->len * sizeof(uint32_t)) == 0;
 }
 
-static int holds(const ts_rules *r, const cond *cd, const ts_rule_ctx *c, size_t i)
+static int holds(const ts_rules *r, const cond *cd, const ts_sentence *c, size_t i)
 {
 	int ok = 0;
 	switch (cd->kind) {
@@ -287,7 +287,7 @@ static int holds(const ts_rules *r, const cond *cd, const ts_rule_ctx *c, size_t
 	return 0;
 }
 
-int ts_rules_apply(const ts_rules *r, const ts_rule_ctx *ctx, size_t i, int *line)
+int ts_rules_apply(const ts_rules *r, const ts_sentence *ctx, size_t i, int *line)
 {
 	if (!r || r->nrules == 0)
 		return -1;

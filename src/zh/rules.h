@@ -33,19 +33,12 @@
 #define TS_RULES_H
 
 #include "zh/lexicon.h"
+#include "zh/sentence.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct ts_rules ts_rules;
-
-/* What a rule sees: the text as code points, the character at i, and the
- * words of its run (wbeg/wend: the word each character is in). */
-typedef struct ts_rule_ctx {
-	const uint32_t *cp;
-	size_t n;
-	const size_t *wbeg, *wend;
-} ts_rule_ctx;
 
 /* Load the rules in path; their syllables must be known to lx.  Returns
  * NULL with err (may be NULL) set to TS_ENOENT, TS_EIO, TS_EINVAL (a bad
@@ -55,9 +48,10 @@ ts_rules *ts_rules_load(const char *path, const ts_lexicon *lx, ts_error *err);
 void ts_rules_free(ts_rules *r);
 
 /* The syllable the rules give the character at ctx->cp[i] (a Han
- * character), or -1 when no rule of it matches.  *line gets the line of
- * the rule (for explanations). */
-int ts_rules_apply(const ts_rules *r, const ts_rule_ctx *ctx, size_t i, int *line);
+ * character), or -1 when no rule of it matches; a rule sees the text
+ * around i and the words of its run (ctx->open is not read).  *line gets
+ * the line of the rule (for explanations). */
+int ts_rules_apply(const ts_rules *r, const ts_sentence *ctx, size_t i, int *line);
 
 size_t ts_rules_count(const ts_rules *r);
 

@@ -91,14 +91,14 @@ const ts_userlex *ts_surnames_table(const ts_surnames *s)
 
 /* Are the characters [a, b) whole words of the segmentation: no word
  * runs into them from before, or out of them past b? */
-static int whole(const ts_name_ctx *x, size_t a, size_t b)
+static int whole(const ts_sentence *x, size_t a, size_t b)
 {
 	return a < b && b <= x->n && x->wbeg[a] == a && x->wend[b - 1] == b;
 }
 
 /* The length of the longest cue of kind that is a whole word (or words)
  * starting at p; 0 for none. */
-static size_t cue_at(const ts_surnames *s, const ts_name_ctx *x, size_t p, enum kind kind)
+static size_t cue_at(const ts_surnames *s, const ts_sentence *x, size_t p, enum kind kind)
 {
 	size_t best = 0;
 	for (size_t k = 0; k < s->ncues; k++) {
@@ -113,7 +113,7 @@ static size_t cue_at(const ts_surnames *s, const ts_name_ctx *x, size_t p, enum 
 }
 
 /* Does a cue of kind end just before q, as a whole word? */
-static int cue_before(const ts_surnames *s, const ts_name_ctx *x, size_t q, enum kind kind)
+static int cue_before(const ts_surnames *s, const ts_sentence *x, size_t q, enum kind kind)
 {
 	for (size_t k = 0; k < s->ncues; k++) {
 		const cue *c = &s->cues[k];
@@ -134,7 +134,7 @@ static int is_char(const ts_surnames *s, uint32_t cp, enum kind kind)
 }
 
 /* A given name of g characters at p, then a title or a verb? */
-static int given_then_cue(const ts_surnames *s, const ts_name_ctx *x, size_t p, size_t g)
+static int given_then_cue(const ts_surnames *s, const ts_sentence *x, size_t p, size_t g)
 {
 	if (p + g >= x->n)
 		return 0;
@@ -148,7 +148,7 @@ static int given_then_cue(const ts_surnames *s, const ts_name_ctx *x, size_t p, 
 }
 
 /* Are the characters [a, b) a title or a suffix, word or not? */
-static int is_title(const ts_surnames *s, const ts_name_ctx *x, size_t a, size_t b)
+static int is_title(const ts_surnames *s, const ts_sentence *x, size_t a, size_t b)
 {
 	for (size_t k = 0; k < s->ncues; k++) {
 		const cue *c = &s->cues[k];
@@ -163,7 +163,7 @@ static int is_title(const ts_surnames *s, const ts_name_ctx *x, size_t a, size_t
  * open, of two or three characters: a name the lexicon knows as a word
  * but not how to read (单田芳), or the surname and a title (仇先生).  It is
  * one where the title or a cue says so. */
-static size_t name_word(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t *given)
+static size_t name_word(const ts_surnames *s, const ts_sentence *x, size_t i, size_t *given)
 {
 	size_t end = x->wend[i];
 	if (x->wbeg[i] != i || !x->open[i] || end - i < 2 || end - i > 1 + MAX_GIVEN)
@@ -182,20 +182,20 @@ static size_t name_word(const ts_surnames *s, const ts_name_ctx *x, size_t i, si
 /* Can a name start at i: is the character before it no Han character, a
  * "notname" one (对单先生说), or the end of a longer word (告诉单先生)?
  * Else the surname may be the end of a given name (黄佩华先生). */
-static int name_starts(const ts_surnames *s, const ts_name_ctx *x, size_t i)
+static int name_starts(const ts_surnames *s, const ts_sentence *x, size_t i)
 {
 	return i == 0 || !ts_is_han(x->cp[i - 1]) || is_char(s, x->cp[i - 1], NOTNAME) ||
 	       x->wbeg[i - 1] < i - 1;
 }
 
 /* A title, a suffix or an office at p, just after the surname at i? */
-static int title_after(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t p)
+static int title_after(const ts_surnames *s, const ts_sentence *x, size_t i, size_t p)
 {
 	return cue_at(s, x, p, TITLE) || cue_at(s, x, p, SUFFIX) ||
 	       (cue_at(s, x, p, OFFICE) && !is_char(s, x->cp[i], NOOFFICE));
 }
 
-size_t ts_surname_at(const ts_surnames *s, const ts_name_ctx *x, size_t i, size_t *entry,
+size_t ts_surname_at(const ts_surnames *s, const ts_sentence *x, size_t i, size_t *entry,
                      size_t *given)
 {
 	*given = 0;

@@ -26,6 +26,7 @@
 #ifndef TS_SURNAME_H
 #define TS_SURNAME_H
 
+#include "zh/sentence.h"
 #include "zh/userlex.h"
 #include "zh/wordtab.h"
 
@@ -33,16 +34,6 @@
 #include <stdint.h>
 
 typedef struct ts_surnames ts_surnames;
-
-/* What is known of the text: its code points with traditional characters
- * folded, the word of the segmentation each character is in, and whether
- * its reading is still open. */
-typedef struct ts_name_ctx {
-	const uint32_t *cp;
-	size_t n;
-	const size_t *wbeg, *wend;
-	const unsigned char *open; /* no word of the lexicon reads it */
-} ts_name_ctx;
 
 /* Is every entry of cues of a kind named in name_cues.txt?  0, or
  * TS_EINVAL with err set ("FILE: WORD: unknown kind 'KIND'"; file names
@@ -60,11 +51,12 @@ void ts_surnames_free(ts_surnames *s);
 /* The table of surnames s was made with. */
 const ts_userlex *ts_surnames_table(const ts_surnames *s);
 
-/* Does a personal name start at ctx->cp[i] with a surname?  Returns the
+/* Does a personal name start at x->cp[i] with a surname?  x->open must
+ * be set (a name is only taken where no word of the lexicon reads it).  Returns the
  * surname's length in characters (0: no) and sets *entry, for
  * ts_userlex_syllable() of the table, and *given, the length of the given
  * name seen after it (0 when the cue told no given name). */
-size_t ts_surname_at(const ts_surnames *s, const ts_name_ctx *ctx, size_t i, size_t *entry,
+size_t ts_surname_at(const ts_surnames *s, const ts_sentence *x, size_t i, size_t *entry,
                      size_t *given);
 
 #endif

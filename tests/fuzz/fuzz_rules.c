@@ -23,7 +23,7 @@ static void apply_all(const ts_rules *r, const uint32_t *cp, size_t n, size_t *w
 		wbeg[i] = i - i % word_len;
 		wend[i] = wbeg[i] + word_len < n ? wbeg[i] + word_len : n;
 	}
-	ts_rule_ctx ctx = {.cp = cp, .n = n, .wbeg = wbeg, .wend = wend};
+	ts_sentence ctx = {.cp = cp, .n = n, .wbeg = wbeg, .wend = wend};
 	for (size_t i = 0; i < n; i++) {
 		if (!ts_is_han(cp[i]))
 			continue;

@@ -1,14 +1,17 @@
 /* fuzz_wordtab.c - libFuzzer target for the word tables of the language
- * data (ts_wordtab_load: measures.txt, units.tsv ...), the input read
- * both as a list of words and as a table of readings.
+ * data (ts_wordtab_load: measures.txt, units.tsv, dialogue_words.txt,
+ * cast_pool.txt ...), the input read both as a list of words and as a
+ * table of readings, the table then checked as the dialogue's words.
  *
  * Properties beyond "no crash, no sanitizer report": the load fails only
  * with TS_EINVAL, TS_ETOOLONG or TS_ENOMEM, its message naming the file
  * and an existing line; there are no more entries than lines; every
  * entry's text is non-empty valid UTF-8 without a TAB, its length in
  * characters and its first character right; its reading is valid UTF-8
- * without a TAB, and empty in a list of words. */
+ * without a TAB, and empty in a list of words; the dialogue's check
+ * passes or fails with TS_EINVAL. */
 #include "fuzz_file.h"
+#include "zh/dialogue.h"
 #include "zh/wordtab.h"
 #include "base/util.h"
 
@@ -52,6 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_check_error(&err, err.code, path, lines, allowed);
 		else
 			check_words(t, said, lines);
+		if (t && said) {
+			int rc = ts_dialogue_check_words(t, path, &err);
+			if (rc != 0 && rc != TS_EINVAL)
+				fuzz_fail("the dialogue's check failed otherwise than TS_EINVAL");
+		}
 		ts_wordtab_free(t);
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* test_casting.c - the voices of a paragraph: narration in the narrator's,
- * quotations in the cast's or the pool's, "-" and "?" in the narrator's.
+ * quotations in the cast's or the pool's, "-" and "?" in the narrator's;
+ * and the pool of cast voices, by rank and by name.
  *
  * Usage: test_casting VOICES_DIR */
 #include "check.h"
@@ -26,6 +27,33 @@ static void span_is(const ts_casting *c, size_t i, const char *p, const char *te
 	}
 }
 
+/* The shipped pool (voices/cast_pool.txt): by rank, counting round; by
+ * the name, the same every time, spread over the pool, female for a
+ * woman. */
+static void pool_case(ts_voice_cache *vc)
+{
+	CHECK(strcmp(ts_voice_cache_pool(vc, 0, 0, "x"), "cmn-m1") == 0);
+	CHECK(strcmp(ts_voice_cache_pool(vc, 0, 5, "x"), "cmn-m2") == 0);
+	CHECK(strcmp(ts_voice_cache_pool(vc, 1, 3, "x"), "cmn-f4") == 0);
+	const char *a = ts_voice_cache_pool(vc, 0, -1, "宝玉");
+	CHECK(a && strcmp(a, ts_voice_cache_pool(vc, 0, -1, "宝玉")) == 0);
+	CHECK(a && strncmp(a, "cmn-m", 5) == 0);
+	a = ts_voice_cache_pool(vc, 1, -1, "黛玉");
+	CHECK(a && strncmp(a, "cmn-f", 5) == 0);
+	int seen[4] = {0};
+	static const char *const names[] = {"刘备",   "关羽", "张飞", "曹操", "孙权",
+	                                    "诸葛亮", "赵云", "吕布", "周瑜", "貂蝉"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		a = ts_voice_cache_pool(vc, 0, -1, names[i]);
+		if (a && a[5] >= '1' && a[5] <= '4')
+			seen[a[5] - '1'] = 1;
+	}
+	CHECK(seen[0] + seen[1] + seen[2] + seen[3] >= 3);
+	/* 刘备 and 张飞 hash to one voice: ranks give them two. */
+	CHECK(strcmp(ts_voice_cache_pool(vc, 0, -1, "刘备"), "cmn-m3") == 0);
+	CHECK(strcmp(ts_voice_cache_pool(vc, 0, -1, "张飞"), "cmn-m3") == 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -38,7 +66,11 @@ int main(int argc, char **argv)
 	CHECK(narrator != NULL);
 	if (!narrator)
 		return check_done("test_casting");
-	ts_dialogue *d = ts_dialogue_new();
+	char path[1024];
+	snprintf(path, sizeof path, "%s/zh/dialogue_words.txt", argv[1]);
+	ts_wordtab *words = ts_wordtab_load(path, 1, &err);
+	CHECK(words != NULL);
+	ts_dialogue *d = ts_dialogue_new(words);
 	char why[256];
 	const char *cast = "刘备 玄德\tcmn-m4";
 	CHECK(ts_dialogue_cast_line(d, cast, strlen(cast), why, sizeof why) == 0);
@@ -56,7 +88,8 @@ int main(int argc, char **argv)
 	ts_casting c = {0};
 	/* 王夫人 takes the pool's first woman's voice; 张飞's cast preset does
 	 * not load, so he has the pool's voice for his name. */
-	const char *pool_m = ts_dialogue_pool_voice("张飞", 0), *pool_f = "cmn-f1";
+	const char *pool_m = ts_voice_cache_pool(vc, 0, -1, "张飞"), *pool_f = "cmn-f1";
+	CHECK(pool_m != NULL);
 
 	const char *p = book[0];
 	CHECK(ts_casting_paragraph(&c, d, vc, narrator, p, strlen(p)) == 0);
@@ -81,6 +114,8 @@ int main(int argc, char **argv)
 	span_is(&c, 0, p, p, "cmn", NULL);
 	ts_casting_free(&c);
 	ts_dialogue_free(d);
+	ts_wordtab_free(words);
+	pool_case(vc);
 	ts_voice_cache_free(vc);
 	return check_done("test_casting");
 }

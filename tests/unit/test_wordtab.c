@@ -5,6 +5,7 @@
  *
  * Usage: test_wordtab LANG_DIR SCRATCH_DIR */
 #include "check.h"
+#include "zh/dialogue.h"
 #include "zh/lang.h"
 #include "zh/wordtab.h"
 #include "base/util.h"
@@ -102,6 +103,27 @@ static void check_shipped(const char *dir)
 	ts_lang_free(lang);
 }
 
+/* The dialogue's words: an unknown kind, or a "stop" of more than one
+ * character, is an error naming the word. */
+static void check_dialogue_words(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"道\tverb\n先生\tspeaker\n", "先生: unknown kind 'speaker'"},
+	    {"笑\tstop\n笑道\tstop\n", "笑道: a stop is one character"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ts_error err = {0};
+		const char *p = write_file("dialogue_words.txt", cases[i].text);
+		ts_wordtab *t = ts_wordtab_load(p, 1, &err);
+		CHECK(t != NULL);
+		CHECK(ts_dialogue_check_words(t, p, &err) == TS_EINVAL);
+		CHECK(strstr(err.msg, cases[i].want) != NULL);
+		ts_wordtab_free(t);
+	}
+}
+
 static void check_char_in(void)
 {
 	CHECK(ts_char_in(0x7AE0 /* 章 */, "章回节"));
@@ -123,6 +145,7 @@ int main(int argc, char **argv)
 	snprintf(scratch, sizeof scratch, "%s", argv[2]);
 	check_format();
 	check_shipped(argv[1]);
+	check_dialogue_words();
 	check_char_in();
 	return check_done("test_wordtab");
 }
