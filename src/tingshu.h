@@ -11,6 +11,7 @@
 #define TINGSHU_H
 
 #include "base/error.h"
+#include "speech/voice.h" /* TS_VOICE_DEFAULT, the preset read when none is asked for */
 
 #include <signal.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@ enum { TS_LEXICONS_MAX = 64 }; /* --lexicon files */
 /* What a text is read with: the voice preset and its language data, the
  * encoding of the inputs, the user's lexicons. */
 typedef struct ts_read_opts {
-	const char *voice;      /* preset name or path to a .voice file; NULL: "cmn" */
+	const char *voice;      /* preset name or path to a .voice file; NULL: TS_VOICE_DEFAULT */
 	const char *voices_dir; /* NULL: $TINGSHU_VOICES, beside the program, installed */
 	const char *encoding;   /* an iconv name, or NULL to detect each input's */
 	const char *lexicons[TS_LEXICONS_MAX]; /* the user's, later ones win */
@@ -59,7 +60,7 @@ typedef struct ts_build_opts {
 /* ts_build_opts.dialogue: the narrator reads everything (the default:
  * unless a cast file is found), or each quotation is read in its
  * speaker's voice (what `tingshu speakers` prints; a cast file's
- * presets, else one of cmn-m1..4 and cmn-f1..4). */
+ * presets, else one of the pool of voices/cast_pool.txt). */
 /* TS_DIALOGUE_DEFAULT: the narrator, or voices when there is a cast file;
  * NARRATOR asked for: the narrator, cast file or not. */
 enum { TS_DIALOGUE_DEFAULT, TS_DIALOGUE_NARRATOR, TS_DIALOGUE_VOICES };

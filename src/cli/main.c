@@ -146,7 +146,7 @@ static const opt voices_dir_rows[] = {
 
 /* What build, text and pinyin share: how the text is read. */
 static const opt read_rows[] = {
-    STRING("voice", 0, R(voice), "NAME", "voice preset (default: cmn); see 'tingshu voices'"),
+    STRING("voice", 0, R(voice), "NAME", "voice preset (default: " TS_VOICE_DEFAULT "); see 'tingshu voices'"),
     STRING("encoding", 0, R(encoding), "NAME", "read the input in this encoding instead of detecting it (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)"),
     CUSTOM("lexicon", "FILE", "your pronunciations, one \"词<TAB>pin1 yin1\" a line; they override everything (repeatable; a lexicon.txt in the folder of an input is read too)", parse_lexicon),
 };
