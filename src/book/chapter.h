@@ -11,7 +11,7 @@
 #define TS_CHAPTER_H
 
 #include "input/reader.h"
-#include "book/voiced.h"
+#include "speech/voiced.h"
 #include "zh/lang.h"
 #include "base/util.h"
 #include "text/segment.h"

@@ -4,7 +4,7 @@
  * learn its names, once to attribute; a paragraph is held whole while it
  * is read. */
 #include "base/util.h"
-#include "book/casting.h"
+#include "speech/casting.h"
 #include "book/reading.h"
 #include "input/reader.h"
 #include "tingshu.h"

@@ -4,7 +4,7 @@
  *
  * Usage: test_casting VOICES_DIR */
 #include "check.h"
-#include "book/casting.h"
+#include "speech/casting.h"
 
 static void span_is(const ts_casting *c, size_t i, const char *p, const char *text,
                     const char *voice, const char *speaker)

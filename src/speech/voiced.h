@@ -7,7 +7,7 @@
 #ifndef TS_VOICED_H
 #define TS_VOICED_H
 
-#include "book/casting.h"
+#include "speech/casting.h"
 #include "input/reader.h"
 #include "zh/lang.h"
 #include "base/error.h"

@@ -5,7 +5,7 @@
  * of its quotations until they are spoken; their samples wait in an
  * unnamed file. */
 #define _GNU_SOURCE /* O_TMPFILE, memfd_create */
-#include "book/voiced.h"
+#include "speech/voiced.h"
 
 #include "base/file.h"
 #include "base/util.h"

@@ -1,5 +1,5 @@
 /* casting.c - the voices of a paragraph (see casting.h). */
-#include "book/casting.h"
+#include "speech/casting.h"
 
 #include "base/util.h"
 
