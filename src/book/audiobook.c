@@ -4,9 +4,9 @@
  * gives, the manifest, playlist and read-along page, and the files of an
  * earlier build that --force replaces.  The command line only passes the
  * settings and shows what this reports. */
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 #include "book/build.h"
-#include "book/output.h"
+#include "publish/manifest.h"
 #include "book/plan.h"
 
 #include <errno.h>

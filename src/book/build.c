@@ -16,7 +16,7 @@
 #include "book/state.h"
 #include "book/voiced.h"
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "audio/finish.h"
 #include "speech/frontend.h"
 #include "base/child.h"

@@ -2,9 +2,9 @@
  * manifest, playlist and read-along page made from the chapter records,
  * and the removal of files a build no longer makes: only files a record
  * names, so that nothing tingshu did not make is ever deleted. */
-#include "book/output.h"
+#include "publish/manifest.h"
 #include "book/plan.h"
-#include "book/readalong.h"
+#include "publish/readalong.h"
 
 #include "base/file.h"
 

@@ -5,13 +5,13 @@
 #ifndef TS_PLAN_H
 #define TS_PLAN_H
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "audio/master.h"
 #include "audio/write.h"
 #include "base/hash.h"
 #include "book/build.h"
 #include "book/input.h"
-#include "book/output.h"
+#include "publish/manifest.h"
 #include "book/reading.h"
 #include "book/state.h"
 #include "tingshu.h"

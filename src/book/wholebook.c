@@ -5,11 +5,11 @@
  * with, and put in place together with the manifest that names it. */
 #include "book/plan.h"
 
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 #include "base/file.h"
 #include "base/util.h"
-#include "book/epub.h"
-#include "book/output.h"
+#include "publish/epub.h"
+#include "publish/manifest.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -13,7 +13,7 @@
  * the rest (they took most of the time).  The timing file goes to tmpfs
  * where there is one (a disk file rewritten is flushed at each close). */
 #define _GNU_SOURCE
-#include "book/readalong.h"
+#include "publish/readalong.h"
 #include "base/util.h"
 
 #include <stdint.h>

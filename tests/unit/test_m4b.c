@@ -4,7 +4,7 @@
  * covers refused with nothing left behind. */
 #define _GNU_SOURCE /* memmem */
 #include "check.h"
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 #include "audio/write.h"
 #include "base/file.h"
 

@@ -1,6 +1,6 @@
 /* test_output.c - file-name slugs, JSON strings, manifest and playlist. */
 #include "check.h"
-#include "book/output.h"
+#include "publish/manifest.h"
 #include "base/util.h"
 
 static void slug_is(const char *title, const char *want)

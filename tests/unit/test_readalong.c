@@ -6,7 +6,7 @@
  * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (timing files are written
  * there). */
 #include "check.h"
-#include "book/readalong.h"
+#include "publish/readalong.h"
 #include "base/util.h"
 
 #include <errno.h>

@@ -5,11 +5,11 @@
  * out, so that a hostile title stays text.  Times are whole milliseconds,
  * as in the .vtt, so that each overlay's duration is exactly the sum of
  * its clips and the book's the sum of the overlays'. */
-#include "book/epub.h"
+#include "publish/epub.h"
 
 #include "base/file.h"
 #include "base/util.h"
-#include "book/readalong.h"
+#include "publish/readalong.h"
 
 #include <stdio.h>
 #include <stdlib.h>

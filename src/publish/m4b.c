@@ -2,7 +2,7 @@
  * encoder, and our own MP4 writer (audio/mp4.c) on a file made
  * exclusively, whose sample table is spooled to an unnamed file beside
  * it. */
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 
 #include "audio/mp4.h"
 #include "audio/write.h"

@@ -1,5 +1,5 @@
 /* output.c - slugs, manifest.json and playlist.m3u (see output.h). */
-#include "book/output.h"
+#include "publish/manifest.h"
 
 #include <math.h>
 #include <stdio.h>

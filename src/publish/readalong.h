@@ -11,14 +11,14 @@
  * cues of each chapter's .vtt are read here and embedded in the page (as
  * JSON, parsed only when the chapter is shown, which keeps the page light
  * for long books); a <track> element is kept for pages served over HTTP.
- * The page's style and script are src/book/readalong.css and
- * src/book/readalong.js, compiled into the library. */
+ * The page's style and script are src/publish/readalong.css and
+ * src/publish/readalong.js, compiled into the library. */
 #ifndef TS_READALONG_H
 #define TS_READALONG_H
 
-#include "book/input.h"
-#include "book/output.h"
+#include "base/error.h"
 #include "base/util.h"
+#include "publish/manifest.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -29,7 +29,7 @@
  * '>' and '&' too so that nothing in it can end its <script> element, and
  * file names become percent-encoded relative URLs (no ':' or '/' left, so
  * a name can never be read as a scheme or a path outside the folder). */
-#include "book/readalong.h"
+#include "publish/readalong.h"
 #include "base/file.h"
 
 #include "readalong_assets.h" /* ts_readalong_css[], ts_readalong_js[]: generated */

@@ -7,7 +7,7 @@
 #ifndef TS_OUTPUT_H
 #define TS_OUTPUT_H
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "base/util.h"
 #include "speech/voice.h"
 

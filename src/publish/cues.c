@@ -3,7 +3,7 @@
  * Each format is a row of one small table: its resolution and how it
  * writes its header, a cue and its end into a buffer; the files are
  * streamed cue by cue, so memory does not depend on chapter length. */
-#include "audio/cues.h"
+#include "publish/cues.h"
 
 #include "base/file.h"
 
