@@ -7,6 +7,7 @@
 #include "publish/m4b.h"
 #include "book/build.h"
 #include "publish/manifest.h"
+#include "publish/slug.h"
 #include "book/plan.h"
 
 #include <errno.h>

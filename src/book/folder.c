@@ -3,6 +3,7 @@
  * and the removal of files a build no longer makes: only files a record
  * names, so that nothing tingshu did not make is ever deleted. */
 #include "publish/manifest.h"
+#include "publish/playlist.h"
 #include "book/plan.h"
 #include "publish/readalong.h"
 

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "publish/epub.h"
 #include "publish/manifest.h"
+#include "publish/slug.h"
 
 #include <errno.h>
 #include <limits.h>

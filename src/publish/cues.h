@@ -16,6 +16,9 @@
  *         (seconds, to the microsecond: the sample positions are
  *         recovered as round(seconds * rate))
  *
+ * Each format is a module of its own behind one table (cueformat.h): srt,
+ * webvtt (which also reads the files back), lrc and jsoncues.
+ *
  * Cue text is one line: control characters and line or paragraph
  * separators become spaces; for WebVTT & < > are escaped (so no "-->"
  * either); a cue whose text is empty is not written (an empty line would

@@ -9,7 +9,8 @@
 
 #include "base/file.h"
 #include "base/util.h"
-#include "publish/readalong.h"
+#include "publish/html.h"
+#include "publish/webvtt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,7 +298,7 @@ static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long lo
 			rc = add(a, name, NULL, ch[k].audio, 1);
 		ts_buf_free(&x);
 		ts_buf_free(&smil);
-		ts_cues_free(cues, nc);
+		ts_vtt_free(cues, nc);
 	}
 	return rc;
 }

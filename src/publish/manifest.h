@@ -1,11 +1,9 @@
-/* output.h - the output folder: file names, manifest.json, playlist.m3u.
- *
- * Chapter files are NNN-<title slug>.<ext>.  A slug comes from text in
- * the book, so it is made safe: no path separators, no control or
- * invisible characters, no leading dots, at most TS_SLUG_MAX bytes, cut
- * at a character boundary; spaces become '_'. */
-#ifndef TS_OUTPUT_H
-#define TS_OUTPUT_H
+/* manifest.h - manifest.json, what the output folder holds: the book,
+ * the settings it was read with, its whole-book files and each chapter's
+ * files, length and loudness.  Its chapter entries are also what the
+ * playlist and the read-along page are made from. */
+#ifndef TS_MANIFEST_H
+#define TS_MANIFEST_H
 
 #include "publish/cues.h"
 #include "base/util.h"
@@ -13,12 +11,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define TS_SLUG_MAX 80
-
-/* Write the slug of title into out (at least TS_SLUG_MAX + 1 bytes).
- * An empty result becomes "chapter". */
-void ts_slug(const char *title, char *out);
 
 /* What the manifest records of one chapter. */
 typedef struct ts_chapter_entry {
@@ -77,8 +69,5 @@ typedef struct ts_build_settings {
 /* Manifest text for a book; appended to b. */
 int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
                 const ts_chapter_entry *ch, size_t n);
-
-/* playlist.m3u text; appended to b. */
-int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, size_t n);
 
 #endif

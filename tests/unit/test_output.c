@@ -1,6 +1,8 @@
 /* test_output.c - file-name slugs, JSON strings, manifest and playlist. */
 #include "check.h"
 #include "publish/manifest.h"
+#include "publish/playlist.h"
+#include "publish/slug.h"
 #include "base/util.h"
 
 static void slug_is(const char *title, const char *want)
