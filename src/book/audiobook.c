@@ -117,10 +117,13 @@ static int check_settings(ts_plan *p, ts_error *err)
 		                    "--book m4b or --book epub");
 	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
 		return rc;
-	if ((p->book_kinds & TS_BOOK_EPUB) && !(p->timing_mask & TS_CUES_VTT))
-		return ts_error_set(err, TS_EINVAL,
-		                    "--book epub pairs each sentence with its audio from the .vtt "
-		                    "timing files: --timing must include vtt");
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if ((p->book_kinds & 1u << k) && ts_book_kinds[k].needs_vtt &&
+		    !(p->timing_mask & TS_CUES_VTT))
+			return ts_error_set(err, TS_EINVAL,
+			                    "--book %s pairs each sentence with its audio from the "
+			                    ".vtt timing files: --timing must include vtt",
+			                    ts_book_kinds[k].name);
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
 	if (o->sample_rate && can != o->sample_rate)
 		return ts_error_set(err, TS_EINVAL,
@@ -320,7 +323,7 @@ void ts_plan_free(ts_plan *p)
 {
 	if (!p)
 		return;
-	for (int k = 0; k < TS_WHOLE_N; k++)
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
 		free(p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->names)

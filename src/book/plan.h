@@ -11,6 +11,7 @@
 #include "base/hash.h"
 #include "book/build.h"
 #include "book/input.h"
+#include "publish/bookkinds.h"
 #include "publish/manifest.h"
 #include "book/reading.h"
 #include "book/state.h"
@@ -31,7 +32,7 @@ struct ts_plan {
 	size_t inputs_failed;
 	ts_diag_fn diag;
 	void *ud;
-	unsigned book_kinds; /* TS_BOOK_*: --book */
+	unsigned book_kinds; /* --book: bit k for ts_book_kinds[k] */
 	ts_voicing voicing;  /* --dialogue voices or a cast file: its dialogue set */
 	/* Then each speaker (one person) and the preset cast, in order of
 	 * first quotation: for the manifest. */
@@ -39,20 +40,15 @@ struct ts_plan {
 	size_t ncast, cast_cap;
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
-	/* Each whole-book file of --book (TS_BOOK_M4B, TS_BOOK_EPUB). */
+	/* Each whole-book file of --book, by its row of ts_book_kinds. */
 	struct {
 		char key[TS_HASH_HEX]; /* of the file the book makes now */
 		char *name;            /* its name in the folder */
 		const char *listed;    /* name when the folder holds that file, else NULL */
-	} whole[2];
+	} whole[TS_BOOK_KINDS];
 };
 
-/* Whole-book files (--book): bits of p->book_kinds, and their places in
- * p->whole[] and ts_build_settings's book_files[]. */
-enum { TS_BOOK_M4B = 1, TS_BOOK_EPUB = 2 };
-enum { TS_WHOLE_M4B, TS_WHOLE_EPUB, TS_WHOLE_N };
-
-/* --book's comma-separated list into *kinds (TS_BOOK_*): 0, or TS_EINVAL
+/* --book's comma-separated list into *kinds (bit k: ts_book_kinds[k]): 0, or TS_EINVAL
  * with err saying what is not known. */
 int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err);
 

@@ -526,3 +526,20 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 		                    path);
 	return 0;
 }
+
+int ts_m4b_make(const char *path, const ts_bookfile *book, ts_error *err)
+{
+	ts_m4b_chapter *ch = calloc(book->n ? book->n : 1, sizeof *ch);
+	if (!ch)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t j = 0; j < book->n; j++)
+		ch[j] = (ts_m4b_chapter){book->chapters[j].title, book->chapters[j].audio};
+	ts_m4b_opts o = {.title = book->title,
+	                 .artist = book->author,
+	                 .cover = book->cover,
+	                 .quality = book->quality,
+	                 .owner_pid = book->owner_pid};
+	int rc = ts_m4b_write(path, ch, book->n, &o, err);
+	free(ch);
+	return rc;
+}

@@ -70,14 +70,14 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 		rc |= ts_buf_printf(b, "%s}", set->ncast ? "\n    " : "");
 	}
 	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"book_files\": {", total);
-	static const char *const kinds[2] = {"m4b", "epub"};
-	for (int k = 0, any = 0; k < 2; k++) {
+	int any = 0;
+	for (int k = 0; k < TS_BOOK_KINDS; k++) {
 		if (!set->book_files[k])
 			continue;
-		rc |= ts_buf_printf(b, "%s\n    \"%s\": ", any++ ? "," : "", kinds[k]);
+		rc |= ts_buf_printf(b, "%s\n    \"%s\": ", any++ ? "," : "", ts_book_kinds[k].name);
 		rc |= ts_json_string(b, set->book_files[k]);
 	}
-	if (set->book_files[0] || set->book_files[1])
+	if (any)
 		rc |= ts_buf_printf(b, "\n  ");
 	rc |= ts_buf_printf(b, "},\n  \"chapters\": [");
 	for (size_t i = 0; i < n; i++) {

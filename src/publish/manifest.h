@@ -5,6 +5,7 @@
 #ifndef TS_MANIFEST_H
 #define TS_MANIFEST_H
 
+#include "publish/bookkinds.h"
 #include "publish/cues.h"
 #include "base/util.h"
 #include "speech/voice.h"
@@ -51,13 +52,14 @@ typedef struct ts_build_settings {
 	int sample_rate; /* of the files */
 	int synth_rate;  /* of the synthesizer */
 	const char *format;
-	int normalize;             /* loudness normalization on */
-	double target_lufs;        /* its target */
-	double ceiling_dbtp;       /* and true-peak ceiling */
-	int quality;               /* --quality, or TS_QUALITY_DEFAULT (-1) */
-	const char *author;        /* --author, or NULL */
-	int complete;              /* every chapter is there and up to date */
-	const char *book_files[2]; /* the whole book as M4B, as EPUB (names), or NULL */
+	int normalize;       /* loudness normalization on */
+	double target_lufs;  /* its target */
+	double ceiling_dbtp; /* and true-peak ceiling */
+	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
+	const char *author;  /* --author, or NULL */
+	int complete;        /* every chapter is there and up to date */
+	/* The whole-book files by their rows of ts_book_kinds (names), or NULL. */
+	const char *book_files[TS_BOOK_KINDS];
 	/* --dialogue voices: each speaker and its preset (ncast 0 and
 	 * dialogue_voices 0: the narrator reads everything, and the manifest
 	 * says nothing of it). */
