@@ -5,7 +5,7 @@
  * writes them), iTunes tags and a cover.
  *
  * Streamed: a block of samples at a time from each chapter file, and
- * the MP4's sample table spooled to an unnamed file (audio/mp4.h), so
+ * the sizes of the MP4's samples kept in an unnamed file (audio/mp4.h), so
  * that memory stays flat whatever the book's length.
  * Written at a temporary name made exclusively (ts_temp_name()), every
  * write checked. */

@@ -1,4 +1,4 @@
-/* test_m4b.c - audio/m4b: the book file read back with libavformat: the
+/* test_m4b.c - publish/m4b: the book file read back with libavformat: the
  * brand, AAC, one chapter mark per chapter where the chapters before it
  * add up to, their titles, the tags, the length, the cover; and bad
  * covers refused with nothing left behind. */
