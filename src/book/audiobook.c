@@ -108,22 +108,9 @@ static int check_settings(ts_plan *p, ts_error *err)
 		    ts_cues_names(), o->timing);
 	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
 		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
-	int rc = ts_wholebook_parse(o->book, &p->book_kinds, err);
+	int rc = ts_wholebook_check(p, err);
 	if (rc)
 		return rc;
-	if (o->cover && !p->book_kinds)
-		return ts_error_set(err, TS_EINVAL,
-		                    "--cover is the cover of the whole-book files: it goes with "
-		                    "--book m4b or --book epub");
-	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
-		return rc;
-	for (int k = 0; k < TS_BOOK_KINDS; k++)
-		if ((p->book_kinds & 1u << k) && ts_book_kinds[k].needs_vtt &&
-		    !(p->timing_mask & TS_CUES_VTT))
-			return ts_error_set(err, TS_EINVAL,
-			                    "--book %s pairs each sentence with its audio from the "
-			                    ".vtt timing files: --timing must include vtt",
-			                    ts_book_kinds[k].name);
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
 	if (o->sample_rate && can != o->sample_rate)
 		return ts_error_set(err, TS_EINVAL,

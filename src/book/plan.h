@@ -48,9 +48,12 @@ struct ts_plan {
 	} whole[TS_BOOK_KINDS];
 };
 
-/* --book's comma-separated list into *kinds (bit k: ts_book_kinds[k]): 0, or TS_EINVAL
- * with err saying what is not known. */
-int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err);
+/* --book's comma-separated list into p->book_kinds (bit k:
+ * ts_book_kinds[k]), and what the kinds need of the other settings
+ * (p->timing_mask parsed): --cover goes with a kind and is a picture they
+ * can hold, a kind made from the .vtt files needs vtt in --timing.  0,
+ * or TS_EINVAL with err saying what is wrong. */
+int ts_wholebook_check(ts_plan *p, ts_error *err);
 
 /* Once the chapters' keys are known: the key and name of each whole-book
  * file, and whether the folder holds it already (p->whole[].listed, which

@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "publish/bookfile.h"
 #include "publish/bookkinds.h"
+#include "publish/m4b.h"
 #include "publish/slug.h"
 
 #include <errno.h>
@@ -44,7 +45,9 @@ static int kinds_list(ts_buf *b)
 	return rc;
 }
 
-int ts_wholebook_parse(const char *list, unsigned *bits, ts_error *err)
+/* --book's list into *bits: 0, or TS_EINVAL with err saying what is not
+ * known. */
+static int parse_kinds(const char *list, unsigned *bits, ts_error *err)
 {
 	*bits = 0;
 	for (const char *s = list ? list : ""; *s;) {
@@ -67,6 +70,48 @@ int ts_wholebook_parse(const char *list, unsigned *bits, ts_error *err)
 		}
 		s += len + (s[len] == ',');
 	}
+	return 0;
+}
+
+/* "--book a, --book b or --book c": the kinds --cover goes with. */
+static int kinds_or(ts_buf *b)
+{
+	int rc = 0;
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
+		rc = ts_buf_printf(b, "%s--book %s",
+		                   k == 0                  ? ""
+		                   : k + 1 < TS_BOOK_KINDS ? ", "
+		                                           : " or ",
+		                   ts_book_kinds[k].name);
+	return rc;
+}
+
+int ts_wholebook_check(ts_plan *p, ts_error *err)
+{
+	const char *cover = p->o.cover;
+	int rc = parse_kinds(p->o.book, &p->book_kinds, err);
+	if (rc)
+		return rc;
+	if (cover && !p->book_kinds) {
+		ts_buf kinds = {0};
+		rc = kinds_or(&kinds)
+		         ? ts_error_set(err, TS_ENOMEM, NULL)
+		         : ts_error_set(err, TS_EINVAL,
+		                        "--cover is the cover of the whole-book files: "
+		                        "it goes with %s",
+		                        kinds.data);
+		ts_buf_free(&kinds);
+		return rc;
+	}
+	if (cover && (rc = ts_m4b_check_cover(cover, err)))
+		return rc;
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if ((p->book_kinds & 1u << k) && ts_book_kinds[k].needs_vtt &&
+		    !(p->timing_mask & TS_CUES_VTT))
+			return ts_error_set(err, TS_EINVAL,
+			                    "--book %s pairs each sentence with its audio from the "
+			                    ".vtt timing files: --timing must include vtt",
+			                    ts_book_kinds[k].name);
 	return 0;
 }
 

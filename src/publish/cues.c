@@ -40,12 +40,13 @@ struct ts_cues {
 
 /* In the order of the TS_CUES_* bits: a row per format, each in its
  * module. */
-static const ts_cue_format *const formats[TS_CUES_NFORMATS] = {
+static const ts_cue_format *const formats[] = {
     &ts_cue_srt,
     &ts_cue_vtt,
     &ts_cue_lrc,
     &ts_cue_json,
 };
+_Static_assert(sizeof formats / sizeof formats[0] == TS_CUES_NFORMATS, "a row per TS_CUES_* bit");
 
 const char *ts_cues_name(int i)
 {
