@@ -419,6 +419,11 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 	for (size_t j = 0; j < n && !rc; j++) {
 		const ts_bookfile_chapter *c = &book->chapters[j];
+		if (!c->vtt) { /* the book layer asks for vtt with --book epub */
+			rc = ts_error_set(err, TS_EINVAL,
+			                  "%s: the EPUB needs its WebVTT timing file", c->title);
+			break;
+		}
 		ch[j] = (ts_epub_chapter){.title = c->title,
 		                          .vtt = c->vtt,
 		                          .audio = c->audio,
