@@ -6,7 +6,7 @@
  * its header into a 64-bit one when the audio passes 4 GB.  The moov is
  * built in memory at the end but for its two long tables, the audio's
  * sample sizes (stsz) and chunk offsets (stco/co64): those are "holes" of
- * known size, filled from the spool while the moov is written out.
+ * known size, filled from the sample sizes file while the moov is written out.
  *
  * Every write is checked; the first failure is kept and ends the file. */
 #include "audio/mp4.h"
@@ -197,7 +197,7 @@ typedef struct run {
 struct ts_mp4 {
 	const ts_mp4_info *info;
 	out o;
-	out spool; /* the packets' sizes, 4 bytes each, big-endian */
+	out sample_sizes; /* the packets' sizes, 4 bytes each, big-endian */
 	uint64_t free_at, text_at, audio_at;
 	uint64_t packets, bytes, media; /* the audio's packets, bytes, samples */
 	run *runs;                      /* their durations, run-length coded */
@@ -228,11 +228,11 @@ static void write_titles(ts_mp4 *m)
 	}
 }
 
-ts_mp4 *ts_mp4_new(int fd, int spool, const ts_mp4_info *info, int *code, int *sys_errno)
+ts_mp4 *ts_mp4_new(int fd, int sizes_fd, const ts_mp4_info *info, int *code, int *sys_errno)
 {
 	ts_mp4 *m = calloc(1, sizeof *m);
 	*sys_errno = 0;
-	if (!m || !(m->o.buf = malloc(OUT_BUFFER)) || !(m->spool.buf = malloc(OUT_BUFFER))) {
+	if (!m || !(m->o.buf = malloc(OUT_BUFFER)) || !(m->sample_sizes.buf = malloc(OUT_BUFFER))) {
 		ts_mp4_free(m);
 		*code = TS_ENOMEM;
 		return NULL;
@@ -240,7 +240,7 @@ ts_mp4 *ts_mp4_new(int fd, int spool, const ts_mp4_info *info, int *code, int *s
 	m->info = info;
 	m->limit = UINT32_MAX;
 	m->o.fd = fd;
-	m->spool.fd = spool;
+	m->sample_sizes.fd = sizes_fd;
 	atoms a = {0};
 	open_atom(&a, "ftyp");
 	fourcc(&a, info->brand);
@@ -276,8 +276,8 @@ ts_mp4 *ts_mp4_new(int fd, int spool, const ts_mp4_info *info, int *code, int *s
 
 int ts_mp4_add(ts_mp4 *m, const void *packet, size_t n, unsigned duration)
 {
-	if (m->o.code || m->spool.code)
-		return m->o.code ? m->o.code : m->spool.code;
+	if (m->o.code || m->sample_sizes.code)
+		return m->o.code ? m->o.code : m->sample_sizes.code;
 	if (n > UINT32_MAX)
 		return m->o.code = TS_EINVAL;
 	if (m->nruns == 0 || m->runs[m->nruns - 1].delta != duration) {
@@ -293,14 +293,14 @@ int ts_mp4_add(ts_mp4 *m, const void *packet, size_t n, unsigned duration)
 	m->runs[m->nruns - 1].count++;
 	unsigned char size[4];
 	be32(size, (uint32_t)n);
-	out_put(&m->spool, size, 4);
+	out_put(&m->sample_sizes, size, 4);
 	out_put(&m->o, packet, n);
 	m->packets++;
 	m->bytes += n;
 	m->media += duration;
 	if (n > m->max_packet)
 		m->max_packet = (uint32_t)n;
-	return m->o.code ? m->o.code : m->spool.code;
+	return m->o.code ? m->o.code : m->sample_sizes.code;
 }
 
 /* ---- the moov ------------------------------------------------------- */
@@ -691,14 +691,14 @@ static void udta(atoms *a, const ts_mp4 *m)
 	close_atom(a);
 }
 
-/* Fill a hole of the moov from the spool: the sizes as they are, or the
+/* Fill a hole of the moov from the sample sizes file: the sizes as they are, or the
  * chunks' offsets from them. */
 static int fill_hole(ts_mp4 *m, enum hole_kind kind)
 {
 	unsigned char block[OUT_BUFFER];
 	uint64_t offset = m->audio_at, seen = 0;
 	int wide64 = wide_offsets(m);
-	if (lseek(m->spool.fd, 0, SEEK_SET) != 0) {
+	if (lseek(m->sample_sizes.fd, 0, SEEK_SET) != 0) {
 		m->o.sys_errno = errno;
 		return m->o.code = ts_errno_code(errno);
 	}
@@ -706,7 +706,7 @@ static int fill_hole(ts_mp4 *m, enum hole_kind kind)
 		size_t want = (m->packets - seen) * 4 < sizeof block
 		                  ? (size_t)(m->packets - seen) * 4
 		                  : sizeof block;
-		ssize_t k = read(m->spool.fd, block, want);
+		ssize_t k = read(m->sample_sizes.fd, block, want);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0 || k % 4) {
@@ -734,8 +734,8 @@ static int fill_hole(ts_mp4 *m, enum hole_kind kind)
 int ts_mp4_finish(ts_mp4 *m, uint64_t samples)
 {
 	const ts_mp4_info *in = m->info;
-	if (m->o.code || m->spool.code || out_flush(&m->spool) || out_flush(&m->o))
-		return m->o.code ? m->o.code : m->spool.code;
+	if (m->o.code || m->sample_sizes.code || out_flush(&m->sample_sizes) || out_flush(&m->o))
+		return m->o.code ? m->o.code : m->sample_sizes.code;
 	/* The mdat's size, from the free atom on when it needs 64 bits. */
 	uint64_t mdat = m->o.pos - (m->free_at + 8);
 	unsigned char h[16];
@@ -779,7 +779,7 @@ void ts_mp4_set_limit(ts_mp4 *m, uint64_t limit)
 
 int ts_mp4_errno(const ts_mp4 *m)
 {
-	return m->o.sys_errno ? m->o.sys_errno : m->spool.sys_errno;
+	return m->o.sys_errno ? m->o.sys_errno : m->sample_sizes.sys_errno;
 }
 
 void ts_mp4_free(ts_mp4 *m)
@@ -787,7 +787,7 @@ void ts_mp4_free(ts_mp4 *m)
 	if (!m)
 		return;
 	free(m->o.buf);
-	free(m->spool.buf);
+	free(m->sample_sizes.buf);
 	free(m->runs);
 	free(m);
 }

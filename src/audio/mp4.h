@@ -5,7 +5,7 @@
  *
  * The atoms are those FFmpeg's mp4 muxer writes for the same content, in
  * the same order (ftyp, free, mdat, moov), but the sample table is not
- * kept in memory: each packet's size is spooled to a file and copied into
+ * kept in memory: each packet's size is written to a file and copied into
  * the moov at the end, so that memory stays flat whatever the book's
  * length (FFmpeg keeps some 56 bytes a packet, 5 MB an hour at 24 kHz). */
 #ifndef TS_MP4_H
@@ -37,12 +37,12 @@ typedef struct ts_mp4_info {
 typedef struct ts_mp4 ts_mp4;
 
 /* Start the file on fd (open for writing, at its start) with the sample
- * sizes spooled to spool (an empty file open for reading and writing,
+ * sizes written to sizes_fd (an empty file open for reading and writing,
  * which nothing else uses).  info and everything it points to must stay
  * as they are until ts_mp4_finish().  NULL with *code set (a ts code; the
  * system's errno in *sys_errno, 0 if none) on failure.  Free with
- * ts_mp4_free(); the caller closes fd and spool. */
-ts_mp4 *ts_mp4_new(int fd, int spool, const ts_mp4_info *info, int *code, int *sys_errno);
+ * ts_mp4_free(); the caller closes fd and sizes_fd. */
+ts_mp4 *ts_mp4_new(int fd, int sizes_fd, const ts_mp4_info *info, int *code, int *sys_errno);
 
 /* Add the next AAC packet, of n bytes lasting duration samples.  0 or a
  * ts code; after one, every later call fails too. */

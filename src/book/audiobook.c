@@ -4,9 +4,10 @@
  * gives, the manifest, playlist and read-along page, and the files of an
  * earlier build that --force replaces.  The command line only passes the
  * settings and shows what this reports. */
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 #include "book/chapterkey.h"
-#include "book/output.h"
+#include "publish/manifest.h"
+#include "publish/slug.h"
 #include "book/plan.h"
 #include "book/workers.h"
 
@@ -108,19 +109,9 @@ static int check_settings(ts_plan *p, ts_error *err)
 		    ts_cues_names(), o->timing);
 	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
 		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
-	int rc = ts_wholebook_parse(o->book, &p->book_kinds, err);
+	int rc = ts_wholebook_check(p, err);
 	if (rc)
 		return rc;
-	if (o->cover && !p->book_kinds)
-		return ts_error_set(err, TS_EINVAL,
-		                    "--cover is the cover of the whole-book files: it goes with "
-		                    "--book m4b or --book epub");
-	if (o->cover && (rc = ts_m4b_check_cover(o->cover, err)))
-		return rc;
-	if ((p->book_kinds & TS_BOOK_EPUB) && !(p->timing_mask & TS_CUES_VTT))
-		return ts_error_set(err, TS_EINVAL,
-		                    "--book epub pairs each sentence with its audio from the .vtt "
-		                    "timing files: --timing must include vtt");
 	int can = ts_format_pick_rate(p->fmt, o->sample_rate);
 	if (o->sample_rate && can != o->sample_rate)
 		return ts_error_set(err, TS_EINVAL,
@@ -320,7 +311,7 @@ void ts_plan_free(ts_plan *p)
 {
 	if (!p)
 		return;
-	for (int k = 0; k < TS_WHOLE_N; k++)
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
 		free(p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->names)

@@ -7,7 +7,7 @@
  * an unnamed file (voiced.h), which adds a little memory. */
 #include "book/chapter.h"
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "audio/finish.h"
 #include "speech/frontend.h"
 #include "base/file.h"

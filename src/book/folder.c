@@ -2,9 +2,10 @@
  * manifest, playlist and read-along page made from the chapter records,
  * and the removal of files a build no longer makes: only files a record
  * names, so that nothing tingshu did not make is ever deleted. */
-#include "book/output.h"
+#include "publish/manifest.h"
+#include "publish/playlist.h"
 #include "book/plan.h"
-#include "book/readalong.h"
+#include "publish/readalong.h"
 
 #include "base/file.h"
 
@@ -338,23 +339,23 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 		l = NULL;
 		goto out;
 	}
-	ts_build_settings set = {
-	    .voice = &p->rd.voice,
-	    .wpm = wpm,
-	    .rate_factor = p->o.rate,
-	    .sample_rate = ts_master_out_rate(&p->mo, p->fmt, synth_rate),
-	    .synth_rate = synth_rate,
-	    .format = p->fmt->name,
-	    .normalize = p->mo.normalize,
-	    .target_lufs = p->mo.target_lufs,
-	    .ceiling_dbtp = p->mo.ceiling_dbtp,
-	    .quality = p->o.quality,
-	    .author = p->o.author,
-	    .complete = *complete,
-	    .book_files = {p->whole[TS_WHOLE_M4B].listed, p->whole[TS_WHOLE_EPUB].listed},
-	    .dialogue_voices = p->voicing.dialogue != NULL,
-	    .cast = p->cast,
-	    .ncast = p->ncast};
+	ts_build_settings set = {.voice = &p->rd.voice,
+	                         .wpm = wpm,
+	                         .rate_factor = p->o.rate,
+	                         .sample_rate = ts_master_out_rate(&p->mo, p->fmt, synth_rate),
+	                         .synth_rate = synth_rate,
+	                         .format = p->fmt->name,
+	                         .normalize = p->mo.normalize,
+	                         .target_lufs = p->mo.target_lufs,
+	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
+	                         .quality = p->o.quality,
+	                         .author = p->o.author,
+	                         .complete = *complete,
+	                         .dialogue_voices = p->voicing.dialogue != NULL,
+	                         .cast = p->cast,
+	                         .ncast = p->ncast};
+	for (int b = 0; b < TS_BOOK_KINDS; b++)
+		set.book_files[b] = p->whole[b].listed;
 	rc = put_book_files(p, &set, e, k, l, pid, err);
 	l = NULL; /* its files are in place, or gone */
 	/* What the book no longer has goes once the book is whole (when the

@@ -5,13 +5,14 @@
 #ifndef TS_PLAN_H
 #define TS_PLAN_H
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "audio/master.h"
 #include "audio/write.h"
 #include "base/hash.h"
 #include "book/workers.h"
 #include "input/book.h"
-#include "book/output.h"
+#include "publish/bookkinds.h"
+#include "publish/manifest.h"
 #include "book/reading.h"
 #include "book/state.h"
 #include "tingshu.h"
@@ -31,7 +32,7 @@ struct ts_plan {
 	size_t inputs_failed;
 	ts_diag_fn diag;
 	void *ud;
-	unsigned book_kinds; /* TS_BOOK_*: --book */
+	unsigned book_kinds; /* --book: bit k for ts_book_kinds[k] */
 	ts_voicing voicing;  /* --dialogue voices or a cast file: its dialogue set */
 	/* Then each speaker (one person) and the preset cast, in order of
 	 * first quotation: for the manifest. */
@@ -39,22 +40,20 @@ struct ts_plan {
 	size_t ncast, cast_cap;
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
-	/* Each whole-book file of --book (TS_BOOK_M4B, TS_BOOK_EPUB). */
+	/* Each whole-book file of --book, by its row of ts_book_kinds. */
 	struct {
 		char key[TS_HASH_HEX]; /* of the file the book makes now */
 		char *name;            /* its name in the folder */
 		const char *listed;    /* name when the folder holds that file, else NULL */
-	} whole[2];
+	} whole[TS_BOOK_KINDS];
 };
 
-/* Whole-book files (--book): bits of p->book_kinds, and their places in
- * p->whole[] and ts_build_settings's book_files[]. */
-enum { TS_BOOK_M4B = 1, TS_BOOK_EPUB = 2 };
-enum { TS_WHOLE_M4B, TS_WHOLE_EPUB, TS_WHOLE_N };
-
-/* --book's comma-separated list into *kinds (TS_BOOK_*): 0, or TS_EINVAL
- * with err saying what is not known. */
-int ts_wholebook_parse(const char *list, unsigned *kinds, ts_error *err);
+/* --book's comma-separated list into p->book_kinds (bit k:
+ * ts_book_kinds[k]), and what the kinds need of the other settings
+ * (p->timing_mask parsed): --cover goes with a kind and is a picture they
+ * can hold, a kind made from the .vtt files needs vtt in --timing.  0,
+ * or TS_EINVAL with err saying what is wrong. */
+int ts_wholebook_check(ts_plan *p, ts_error *err);
 
 /* Once the chapters' keys are known: the key and name of each whole-book
  * file, and whether the folder holds it already (p->whole[].listed, which

@@ -14,7 +14,7 @@
 #ifndef TS_STATE_H
 #define TS_STATE_H
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "audio/master.h"
 #include "base/error.h"
 #include "base/hash.h"

@@ -1,15 +1,18 @@
-/* wholebook.c - the files of --book that hold the whole book (see plan.h):
- * the M4B and the read-aloud EPUB.  Each is made once every chapter is
- * there, kept while its key (the chapters' keys, the settings it depends
- * on, the cover's bytes) is what the folder's state says it was made
- * with, and put in place together with the manifest that names it. */
+/* wholebook.c - the files of --book that hold the whole book (see plan.h),
+ * one of each kind of the publishing layer's table (publish/bookkinds.h).
+ * Each is made once every chapter is there, from a description of the
+ * book and its finished chapters, kept while its key (the chapters' keys,
+ * the settings it depends on, the cover's bytes) is what the folder's
+ * state says it was made with, and put in place together with the
+ * manifest that names it. */
 #include "book/plan.h"
 
-#include "audio/m4b.h"
 #include "base/file.h"
 #include "base/util.h"
-#include "book/epub.h"
-#include "book/output.h"
+#include "publish/bookfile.h"
+#include "publish/bookkinds.h"
+#include "publish/m4b.h"
+#include "publish/slug.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,39 +21,97 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Each kind: its --book name (and extension), and where its key is kept
- * in the folder's state: "KEY SIZE NAME". */
-static const struct kind {
-	unsigned bit;
-	const char *name;
-	const char *state;
-} kinds[TS_WHOLE_N] = {
-    {TS_BOOK_M4B, "m4b", TS_STATE_DIR "/book.m4b"},
-    {TS_BOOK_EPUB, "epub", TS_STATE_DIR "/book.epub"},
-};
+/* The file of the folder's state that keeps kind k's key, "KEY SIZE
+ * NAME", into out (at least PATH_MAX bytes). */
+static void state_path(const ts_plan *p, int k, char *out)
+{
+	char name[PATH_MAX];
+	snprintf(name, sizeof name, "%s/%s", TS_STATE_DIR, ts_book_kinds[k].state);
+	ts_plan_path(p, name, out);
+}
 
-int ts_wholebook_parse(const char *list, unsigned *bits, ts_error *err)
+/* What --book takes, for its message: "a (what), b (what) and c (what)". */
+static int kinds_list(ts_buf *b)
+{
+	int rc = 0;
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
+		rc = ts_buf_printf(b, "%s%s (%s)",
+		                   k == 0                  ? ""
+		                   : k + 1 < TS_BOOK_KINDS ? ", "
+		                                           : " and ",
+		                   ts_book_kinds[k].name, ts_book_kinds[k].what);
+	return rc;
+}
+
+/* --book's list into *bits: 0, or TS_EINVAL with err saying what is not
+ * known. */
+static int parse_kinds(const char *list, unsigned *bits, ts_error *err)
 {
 	*bits = 0;
 	for (const char *s = list ? list : ""; *s;) {
 		size_t len = strcspn(s, ","), k = 0;
-		while (k < TS_WHOLE_N &&
-		       !(strlen(kinds[k].name) == len && memcmp(s, kinds[k].name, len) == 0))
+		while (k < TS_BOOK_KINDS && !(strlen(ts_book_kinds[k].name) == len &&
+		                              memcmp(s, ts_book_kinds[k].name, len) == 0))
 			k++;
-		if (k < TS_WHOLE_N)
-			*bits |= kinds[k].bit;
-		else if (!(len == 4 && memcmp(s, "none", 4) == 0))
-			return ts_error_set(err, TS_EINVAL,
-			                    "--book takes a comma-separated list of m4b (the whole "
-			                    "book as one audio file with chapters) and epub (a "
-			                    "read-aloud EPUB 3: the text with the voice), or none, "
-			                    "not '%.*s'",
-			                    (int)len, s);
+		if (k < TS_BOOK_KINDS)
+			*bits |= 1u << k;
+		else if (!(len == 4 && memcmp(s, "none", 4) == 0)) {
+			ts_buf known = {0};
+			int rc = kinds_list(&known)
+			             ? ts_error_set(err, TS_ENOMEM, NULL)
+			             : ts_error_set(err, TS_EINVAL,
+			                            "--book takes a comma-separated list of %s, or "
+			                            "none, not '%.*s'",
+			                            known.data, (int)len, s);
+			ts_buf_free(&known);
+			return rc;
+		}
 		s += len + (s[len] == ',');
 	}
+	return 0;
+}
+
+/* "--book a, --book b or --book c": the kinds --cover goes with. */
+static int kinds_or(ts_buf *b)
+{
+	int rc = 0;
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
+		rc = ts_buf_printf(b, "%s--book %s",
+		                   k == 0                  ? ""
+		                   : k + 1 < TS_BOOK_KINDS ? ", "
+		                                           : " or ",
+		                   ts_book_kinds[k].name);
+	return rc;
+}
+
+int ts_wholebook_check(ts_plan *p, ts_error *err)
+{
+	const char *cover = p->o.cover;
+	int rc = parse_kinds(p->o.book, &p->book_kinds, err);
+	if (rc)
+		return rc;
+	if (cover && !p->book_kinds) {
+		ts_buf kinds = {0};
+		rc = kinds_or(&kinds)
+		         ? ts_error_set(err, TS_ENOMEM, NULL)
+		         : ts_error_set(err, TS_EINVAL,
+		                        "--cover is the cover of the whole-book files: "
+		                        "it goes with %s",
+		                        kinds.data);
+		ts_buf_free(&kinds);
+		return rc;
+	}
+	if (cover && (rc = ts_m4b_check_cover(cover, err)))
+		return rc;
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if ((p->book_kinds & 1u << k) && ts_book_kinds[k].needs_vtt &&
+		    !(p->timing_mask & TS_CUES_VTT))
+			return ts_error_set(err, TS_EINVAL,
+			                    "--book %s pairs each sentence with its audio from the "
+			                    ".vtt timing files: --timing must include vtt",
+			                    ts_book_kinds[k].name);
 	return 0;
 }
 
@@ -85,7 +146,7 @@ static int recorded(const ts_plan *p, int k, char key[TS_HASH_HEX], long long *s
                     char name[PATH_MAX])
 {
 	char path[PATH_MAX], text[PATH_MAX + 80] = "";
-	ts_plan_path(p, kinds[k].state, path);
+	state_path(p, k, path);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -104,15 +165,17 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 	/* <book title>.EXT; "book.EXT" for a title with nothing to keep. */
 	char slug[TS_SLUG_MAX + 1];
 	ts_slug(ts_book_title(p->book), slug);
-	size_t len = strcmp(slug, "chapter") ? strlen(slug) : 0, size = len + 10;
+	const ts_book_kind *kind = &ts_book_kinds[k];
+	size_t len = strcmp(slug, "chapter") ? strlen(slug) : 0;
+	size_t size = (len ? len : 4) + strlen(kind->ext) + 2;
 	free(p->whole[k].name);
 	if (!(p->whole[k].name = malloc(size)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	snprintf(p->whole[k].name, size, "%s.%s", len ? slug : "book", kinds[k].name);
+	snprintf(p->whole[k].name, size, "%s.%s", len ? slug : "book", kind->ext);
 
 	ts_hash h;
 	ts_hash_init(&h);
-	ts_hash_str(&h, kinds[k].name);
+	ts_hash_str(&h, kind->name);
 	ts_hash_str(&h, TS_VERSION);
 	ts_hash_str(&h, ts_book_title(p->book));
 	ts_hash_str(&h, p->o.author ? p->o.author : "");
@@ -141,9 +204,9 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 int ts_wholebook_plan(ts_plan *p, ts_error *err)
 {
 	int rc = 0;
-	for (int k = 0; k < TS_WHOLE_N && !rc; k++) {
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++) {
 		p->whole[k].listed = NULL;
-		if ((p->book_kinds & kinds[k].bit) && p->keys)
+		if ((p->book_kinds & 1u << k) && p->keys)
 			rc = plan_kind(p, k, err);
 	}
 	return rc;
@@ -169,97 +232,57 @@ static size_t *present(const ts_plan *p, size_t *n, ts_error *err)
 	return idx;
 }
 
-static int make_m4b(const ts_plan *p, const char *path, const size_t *idx, size_t n, long pid,
-                    ts_error *err)
+static void chapters_free(ts_bookfile_chapter *ch, size_t n)
 {
-	ts_m4b_chapter *ch = calloc(n ? n : 1, sizeof *ch);
-	if (!ch)
-		return ts_error_set(err, TS_ENOMEM, NULL);
-	for (size_t j = 0; j < n; j++)
-		ch[j] = (ts_m4b_chapter){ts_book_chapter(p->book, idx[j])->title, p->paths[idx[j]]};
-	ts_m4b_opts o = {.title = ts_book_title(p->book),
-	                 .artist = p->o.author,
-	                 .cover = p->o.cover,
-	                 .quality = p->o.quality,
-	                 .owner_pid = pid};
-	int rc = ts_m4b_write(path, ch, n, &o, err);
+	for (size_t j = 0; ch && j < n; j++)
+		free((char *)ch[j].vtt);
 	free(ch);
-	return rc;
 }
 
-/* The EPUB's audio: the chapters' own files when they are MP3 (a core
- * media type), else each chapter in AAC (audio/mp4), made at the
- * temporary names of OUT/epub-NNN.m4a, removed once the EPUB is made. */
-static int make_epub(const ts_plan *p, const char *path, const size_t *idx, size_t n, long pid,
-                     ts_error *err)
+/* The chapters idx[0..n) (their numbers in the plan) as the whole-book
+ * files see them; NULL with err filled when out of memory.  Free with
+ * chapters_free(). */
+static ts_bookfile_chapter *chapters_of(const ts_plan *p, const size_t *idx, size_t n,
+                                        ts_error *err)
 {
-	ts_epub_chapter *ch = calloc(n ? n : 1, sizeof *ch);
-	char **m4a = calloc(n ? n : 1, sizeof *m4a);
-	int mp3 = strcmp(p->fmt->name, "mp3") == 0, rc = 0;
-	char tmp[PATH_MAX], name[64], id[64], when[32];
-	if (!ch || !m4a)
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
-	for (size_t j = 0; j < n && !rc; j++) {
+	ts_bookfile_chapter *ch = calloc(n ? n : 1, sizeof *ch);
+	int vtt = __builtin_ctz(TS_CUES_VTT);
+	char path[PATH_MAX];
+	for (size_t j = 0; ch && j < n; j++) {
 		size_t i = idx[j];
-		ch[j] = (ts_epub_chapter){.title = ts_book_chapter(p->book, i)->title,
-		                          .audio = p->paths[i],
-		                          .audio_type = mp3 ? "audio/mpeg" : "audio/mp4"};
-		ts_plan_path(p, p->timing[i][__builtin_ctz(TS_CUES_VTT)], tmp);
-		if (!(ch[j].vtt = ts_strdup(tmp))) {
-			rc = ts_error_set(err, TS_ENOMEM, NULL);
-			break;
-		}
-		if (mp3)
+		ch[j] =
+		    (ts_bookfile_chapter){ts_book_chapter(p->book, i)->title, p->paths[i], NULL};
+		if (!p->timing || !p->timing[i][vtt])
 			continue;
-		ts_m4b_chapter one = {ch[j].title, p->paths[i]};
-		ts_m4b_opts o = {.title = ts_book_title(p->book),
-		                 .artist = p->o.author,
-		                 .quality = p->o.quality,
-		                 .owner_pid = pid};
-		snprintf(name, sizeof name, "epub-%03zu.m4a", j + 1);
-		ts_plan_path(p, name, tmp);
-		if ((rc = ts_m4b_write(tmp, &one, 1, &o, err)))
-			break;
-		if (!(m4a[j] = ts_temp_name(tmp, pid)))
-			rc = ts_error_set(err, TS_ENOMEM, NULL);
-		ch[j].audio = m4a[j];
+		ts_plan_path(p, p->timing[i][vtt], path);
+		if (!(ch[j].vtt = ts_strdup(path))) {
+			chapters_free(ch, j);
+			ch = NULL;
+		}
 	}
-	/* A stable identifier for the book: from its title and author. */
-	ts_hash h;
-	char hex[TS_HASH_HEX];
-	ts_hash_init(&h);
-	ts_hash_str(&h, ts_book_title(p->book));
-	ts_hash_str(&h, p->o.author ? p->o.author : "");
-	ts_hash_hex(&h, hex);
-	snprintf(id, sizeof id, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12,
-	         hex + 16, hex + 20);
-	/* Modified when its newest chapter was: the same chapters give the
-	 * same bytes. */
-	time_t newest = 0;
-	struct stat st;
-	struct tm tm;
-	for (size_t j = 0; j < n; j++)
-		if (stat(p->paths[idx[j]], &st) == 0 && st.st_mtime > newest)
-			newest = st.st_mtime;
-	if (!newest)
-		newest = time(NULL);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&newest, &tm));
-	ts_epub_opts o = {.title = ts_book_title(p->book),
-	                  .author = p->o.author,
-	                  .identifier = id,
-	                  .modified = when,
-	                  .cover = p->o.cover,
-	                  .owner_pid = pid};
-	if (!rc)
-		rc = ts_epub_write(path, ch, n, &o, err);
-	for (size_t j = 0; ch && m4a && j < n; j++) {
-		if (m4a[j])
-			unlink(m4a[j]);
-		free(m4a[j]);
-		free((char *)ch[j].vtt);
-	}
-	free(m4a);
-	free(ch);
+	if (!ch)
+		ts_error_set(err, TS_ENOMEM, NULL);
+	return ch;
+}
+
+/* Make kind k of the chapters idx[0..n) at the temporary name of path. */
+static int make_kind(const ts_plan *p, int k, const char *path, const size_t *idx, size_t n,
+                     long pid, ts_error *err)
+{
+	ts_bookfile_chapter *ch = chapters_of(p, idx, n, err);
+	if (!ch)
+		return TS_ENOMEM;
+	ts_bookfile book = {.title = ts_book_title(p->book),
+	                    .author = p->o.author,
+	                    .cover = p->o.cover,
+	                    .quality = p->o.quality,
+	                    .audio_format = p->fmt->name,
+	                    .workdir = p->o.outdir,
+	                    .owner_pid = pid,
+	                    .chapters = ch,
+	                    .n = n};
+	int rc = ts_book_kinds[k].make(path, &book, err);
+	chapters_free(ch, n);
 	return rc;
 }
 
@@ -274,7 +297,7 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 	struct stat st;
 	int rc;
 	ts_plan_path(p, p->whole[k].name, path);
-	ts_plan_path(p, kinds[k].state, state);
+	state_path(p, k, state);
 	if (recorded(p, k, key, &size, old) != 0)
 		old[0] = '\0';
 	if (p->diag) {
@@ -282,8 +305,7 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 		         p->whole[k].name);
 		p->diag(p->ud, TS_INFO, text);
 	}
-	rc = k == TS_WHOLE_M4B ? make_m4b(p, path, idx, n, pid, err)
-	                       : make_epub(p, path, idx, n, pid, err);
+	rc = make_kind(p, k, path, idx, n, pid, err);
 	if (rc)
 		return rc; /* nothing left */
 	if (!(tmp[0] = ts_temp_name(path, pid)) || stat(tmp[0], &st) != 0) {
@@ -327,8 +349,8 @@ int ts_wholebook_update(ts_plan *p, ts_error *err)
 {
 	int rc = 0;
 	size_t n = 0, *idx = NULL;
-	for (int k = 0; k < TS_WHOLE_N && !rc; k++) {
-		if (!(p->book_kinds & kinds[k].bit) || p->whole[k].listed)
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++) {
+		if (!(p->book_kinds & 1u << k) || p->whole[k].listed)
 			continue;
 		if (!idx && !(idx = present(p, &n, err)))
 			return err->code ? err->code : TS_ENOMEM;

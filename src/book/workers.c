@@ -10,7 +10,7 @@
 #include "book/levelprobe.h"
 #include "book/state.h"
 
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "base/file.h"
 #include "base/util.h"
 

@@ -6,8 +6,8 @@
  *
  * AUDIO and VTT are file names inside OUTDIR (VTT "-" for none); the page
  * is written to PAGE.  Warnings go to stderr; exit 1 on failure. */
-#include "book/output.h"
-#include "book/readalong.h"
+#include "publish/manifest.h"
+#include "publish/readalong.h"
 #include "base/util.h"
 #include "audio/write.h"
 

@@ -13,7 +13,8 @@
  * the rest (they took most of the time).  The timing file goes to tmpfs
  * where there is one (a disk file rewritten is flushed at each close). */
 #define _GNU_SOURCE
-#include "book/readalong.h"
+#include "publish/readalong.h"
+#include "publish/webvtt.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -93,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (rc == 0)
 		check_cues(cues, n);
-	ts_cues_free(cues, rc == 0 ? n : 0);
+	ts_vtt_free(cues, rc == 0 ? n : 0);
 
 	char path[sizeof dir + 16];
 	snprintf(path, sizeof path, "%s/c.vtt", dir);

@@ -6,7 +6,7 @@
 # Usage: layers.sh SRCDIR
 set -eu
 src=${1:?usage: layers.sh SRCDIR}
-layers="base text zh input speech audio book"
+layers="base text zh input speech audio publish book"
 status=0
 rank() {
 	i=0

@@ -7,7 +7,7 @@
  * temporary names that ts_temp_sweep removes, abort and failures that
  * leave nothing behind. */
 #include "check.h"
-#include "audio/cues.h"
+#include "publish/cues.h"
 #include "base/util.h"
 #include "audio/write.h"
 #include "base/file.h"

@@ -1,10 +1,12 @@
-/* test_m4b.c - audio/m4b: the book file read back with libavformat: the
+/* test_m4b.c - publish/m4b: the book file read back with libavformat: the
  * brand, AAC, one chapter mark per chapter where the chapters before it
  * add up to, their titles, the tags, the length, the cover; and bad
- * covers refused with nothing left behind. */
+ * covers refused with nothing left behind.  The M4B's row of the
+ * whole-book kinds (publish/bookkinds) makes the book from a ts_bookfile. */
 #define _GNU_SOURCE /* memmem */
 #include "check.h"
-#include "audio/m4b.h"
+#include "publish/bookkinds.h"
+#include "publish/m4b.h"
 #include "audio/write.h"
 #include "base/file.h"
 
@@ -223,6 +225,44 @@ static void test_book(void)
 	free(pcm);
 }
 
+/* The M4B's row of the whole-book kinds makes the same file from a
+ * description of the book: its chapters, title and author. */
+static void test_kind(void)
+{
+	const ts_book_kind *kind = NULL;
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if (strcmp(ts_book_kinds[k].name, "m4b") == 0)
+			kind = &ts_book_kinds[k];
+	CHECK(kind && kind->make == ts_m4b_make && strcmp(kind->ext, "m4b") == 0);
+	ts_bookfile_chapter ch[2] = {{"一", tone("k1.wav", 0.6, 220), NULL},
+	                             {"二", tone("k2.wav", 0.4, 330), NULL}};
+	ts_bookfile book = {.title = "书",
+	                    .author = "某",
+	                    .quality = TS_QUALITY_DEFAULT,
+	                    .audio_format = "wav",
+	                    .workdir = dir,
+	                    .owner_pid = 43,
+	                    .chapters = ch,
+	                    .n = 2};
+	char out[1024];
+	snprintf(out, sizeof out, "%s/kind.m4b", dir);
+	ts_error err = {0};
+	CHECK(kind && kind->make(out, &book, &err) == 0);
+	char *t = ts_temp_name(out, 43);
+	CHECK(t && rename(t, out) == 0);
+	free(t);
+	AVFormatContext *ic = NULL;
+	CHECK(avformat_open_input(&ic, out, NULL, NULL) == 0);
+	if (!ic)
+		return;
+	CHECK(avformat_find_stream_info(ic, NULL) >= 0);
+	CHECK(strcmp(tag(ic->metadata, "title"), "书") == 0);
+	CHECK(strcmp(tag(ic->metadata, "artist"), "某") == 0);
+	CHECK(ic->nb_chapters == 2);
+	avformat_close_input(&ic);
+	CHECK(!leftovers());
+}
+
 /* A bad cover: a clear error naming it, and no file made. */
 static void test_bad_cover(const char *cover, const char *says)
 {
@@ -256,6 +296,7 @@ int main(int argc, char **argv)
 	dir = d;
 	av_log_set_level(AV_LOG_ERROR);
 	test_book();
+	test_kind();
 	test_bad_cover(write_bytes("cover.txt", "GIF89a not a picture", 20), "not a JPEG or PNG");
 	test_bad_cover(write_bytes("empty.jpg", "", 0), "empty");
 	test_bad_cover("/nonexistent/cover.jpg", "No such file");

@@ -102,10 +102,10 @@ static const char *tag(AVDictionary *d, const char *key)
 static void write_file(const char *path, const packets *pk, const ts_mp4_info *in, uint64_t limit)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	FILE *spool = tmpfile();
-	CHECK(fd >= 0 && spool);
+	FILE *sizes = tmpfile();
+	CHECK(fd >= 0 && sizes);
 	int code, e;
-	ts_mp4 *m = ts_mp4_new(fd, fileno(spool), in, &code, &e);
+	ts_mp4 *m = ts_mp4_new(fd, fileno(sizes), in, &code, &e);
 	CHECK(m != NULL);
 	if (!m)
 		return;
@@ -115,7 +115,7 @@ static void write_file(const char *path, const packets *pk, const ts_mp4_info *i
 		                 (unsigned)pk->p[i]->duration) == 0);
 	CHECK(ts_mp4_finish(m, pk->samples) == 0);
 	ts_mp4_free(m);
-	fclose(spool);
+	fclose(sizes);
 	CHECK(close(fd) == 0);
 }
 
@@ -195,11 +195,11 @@ static void read_back(const char *path, const packets *pk, const ts_mp4_info *in
 static void test_full(const packets *pk, const ts_mp4_info *in)
 {
 	int fd = open("/dev/full", O_WRONLY);
-	FILE *spool = tmpfile();
+	FILE *sizes = tmpfile();
 	if (fd < 0)
 		return; /* no /dev/full here */
 	int code = 0, e = 0, rc = 0;
-	ts_mp4 *m = ts_mp4_new(fd, fileno(spool), in, &code, &e);
+	ts_mp4 *m = ts_mp4_new(fd, fileno(sizes), in, &code, &e);
 	for (size_t i = 0; m && !rc && i < pk->n; i++)
 		rc = ts_mp4_add(m, pk->p[i]->data, (size_t)pk->p[i]->size,
 		                (unsigned)pk->p[i]->duration);
@@ -207,7 +207,7 @@ static void test_full(const packets *pk, const ts_mp4_info *in)
 		rc = ts_mp4_finish(m, pk->samples);
 	CHECK(m ? rc == TS_ENOSPC && ts_mp4_errno(m) == ENOSPC : code == TS_ENOSPC && e == ENOSPC);
 	ts_mp4_free(m);
-	fclose(spool);
+	fclose(sizes);
 	close(fd);
 }
 
@@ -222,9 +222,9 @@ static size_t heap(void)
 static void test_flat(const packets *pk, const ts_mp4_info *in)
 {
 	int fd = open("/dev/null", O_WRONLY);
-	FILE *spool = tmpfile();
+	FILE *sizes = tmpfile();
 	int code, e;
-	ts_mp4 *m = ts_mp4_new(fd, fileno(spool), in, &code, &e);
+	ts_mp4 *m = ts_mp4_new(fd, fileno(sizes), in, &code, &e);
 	CHECK(m != NULL);
 	size_t before = 0;
 	for (size_t round = 0; m && round < 200; round++) {
@@ -237,7 +237,7 @@ static void test_flat(const packets *pk, const ts_mp4_info *in)
 	size_t after = heap();
 	CHECK(after <= before + 1024);
 	ts_mp4_free(m);
-	fclose(spool);
+	fclose(sizes);
 	close(fd);
 }
 

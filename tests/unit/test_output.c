@@ -1,6 +1,10 @@
-/* test_output.c - file-name slugs, JSON strings, manifest and playlist. */
+/* test_output.c - the output folder's book files: file-name slugs (publish/slug),
+ * JSON strings, the manifest with the whole-book kinds' table
+ * (publish/manifest, publish/bookkinds) and the playlist (publish/playlist). */
 #include "check.h"
-#include "book/output.h"
+#include "publish/manifest.h"
+#include "publish/playlist.h"
+#include "publish/slug.h"
 #include "base/util.h"
 
 static void slug_is(const char *title, const char *want)
@@ -76,6 +80,24 @@ int main(void)
 	                     "\"001-第一章.json\"}") != NULL);
 	CHECK(strstr(b.data, "\"timing\": {}") != NULL);
 	CHECK(strstr(b.data, "\"sample_rate\": 22050") != NULL);
+	/* No whole-book file: an empty list; then the files by their kinds'
+	 * rows, named as the table names them. */
+	CHECK(strstr(b.data, "\"book_files\": {},") != NULL);
+	ts_buf_clear(&b);
+	int epub = -1;
+	for (int k = 0; k < TS_BOOK_KINDS; k++) {
+		const ts_book_kind *kind = &ts_book_kinds[k];
+		CHECK(kind->name && kind->ext && kind->what && kind->state && kind->make);
+		for (int j = 0; j < k; j++)
+			CHECK(strcmp(ts_book_kinds[j].name, kind->name) != 0);
+		if (strcmp(kind->name, "epub") == 0)
+			epub = k;
+	}
+	CHECK(epub >= 0 && ts_book_kinds[epub].needs_vtt);
+	if (epub >= 0)
+		set.book_files[epub] = "书名.epub";
+	CHECK(ts_manifest(&b, "书名", &set, ch, 2) == 0);
+	CHECK(strstr(b.data, "\"book_files\": {\n    \"epub\": \"书名.epub\"\n  },") != NULL);
 	ts_buf_clear(&b);
 	CHECK(ts_playlist(&b, "书名", ch, 2) == 0);
 	CHECK(strcmp(b.data, "#EXTM3U\n#PLAYLIST:书名\n#EXTINF:2,书\"名\n000-书名.wav\n"

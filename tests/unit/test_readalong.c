@@ -6,7 +6,9 @@
  * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (timing files are written
  * there). */
 #include "check.h"
-#include "book/readalong.h"
+#include "publish/html.h"
+#include "publish/readalong.h"
+#include "publish/webvtt.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -51,7 +53,7 @@ static void cues_are(const char *label, const char *text, size_t len, const char
 	for (size_t i = 0; i < n; i++)
 		CHECK(ts_utf8_check(c[i].text, strlen(c[i].text), 1) == strlen(c[i].text));
 	ts_buf_free(&got);
-	ts_cues_free(c, n);
+	ts_vtt_free(c, n);
 }
 
 static void rejected(const char *text, size_t len)
@@ -320,7 +322,7 @@ static void test_speaker(void)
 		CHECK(c[2].speaker && strcmp(c[2].speaker, "Mr A&B") == 0);
 		CHECK(strcmp(c[2].text, "xy") == 0);
 	}
-	ts_cues_free(c, n);
+	ts_vtt_free(c, n);
 }
 
 int main(int argc, char **argv)

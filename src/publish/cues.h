@@ -7,14 +7,10 @@
  * end rounded up, and a start never before the previous cue's end, so
  * cues never overlap and always cover the speech they time.
  *
- *   srt   1\n00:00:01,250 --> 00:00:03,480\ntext\n\n   (milliseconds)
- *   vtt   WEBVTT\n\n then 1\n00:00:01.250 --> 00:00:03.480\ntext\n\n
- *   lrc   [00:01.25]text\n and, where silence follows, [00:03.48]\n: an
- *         empty line that clears the text (centiseconds; minutes go past
- *         59 rather than wrap)
- *   json  [\n  {"start": 1.250000, "end": 3.480000, "text": "..."},\n ...\n]\n
- *         (seconds, to the microsecond: the sample positions are
- *         recovered as round(seconds * rate))
+ * Each format is a module of its own behind one table (cueformat.h);
+ * each module's opening comment shows what it writes: srt.c (milliseconds),
+ * webvtt.c (milliseconds; it also reads the files back), lrc.c
+ * (centiseconds) and jsoncues.c (microseconds).
  *
  * Cue text is one line: control characters and line or paragraph
  * separators become spaces; for WebVTT & < > are escaped (so no "-->"

@@ -5,7 +5,7 @@
  * writes them), iTunes tags and a cover.
  *
  * Streamed: a block of samples at a time from each chapter file, and
- * the MP4's sample table spooled to an unnamed file (audio/mp4.h), so
+ * the sizes of the MP4's samples kept in an unnamed file (audio/mp4.h), so
  * that memory stays flat whatever the book's length.
  * Written at a temporary name made exclusively (ts_temp_name()), every
  * write checked. */
@@ -13,6 +13,7 @@
 #define TS_M4B_H
 
 #include "base/error.h"
+#include "publish/bookfile.h"
 
 #include <stddef.h>
 
@@ -44,5 +45,9 @@ int ts_m4b_check_cover(const char *path, ts_error *err);
  * with err filled. */
 int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
                  ts_error *err);
+
+/* The whole book as one M4B: the make function of its row of the
+ * whole-book kinds (a ts_bookfile_make_fn, see bookfile.h). */
+int ts_m4b_make(const char *path, const ts_bookfile *book, ts_error *err);
 
 #endif

@@ -1,24 +1,17 @@
-/* output.h - the output folder: file names, manifest.json, playlist.m3u.
- *
- * Chapter files are NNN-<title slug>.<ext>.  A slug comes from text in
- * the book, so it is made safe: no path separators, no control or
- * invisible characters, no leading dots, at most TS_SLUG_MAX bytes, cut
- * at a character boundary; spaces become '_'. */
-#ifndef TS_OUTPUT_H
-#define TS_OUTPUT_H
+/* manifest.h - manifest.json, what the output folder holds: the book,
+ * the settings it was read with, its whole-book files and each chapter's
+ * files, length and loudness.  Its chapter entries are also what the
+ * playlist and the read-along page are made from. */
+#ifndef TS_MANIFEST_H
+#define TS_MANIFEST_H
 
-#include "audio/cues.h"
+#include "publish/bookkinds.h"
+#include "publish/cues.h"
 #include "base/util.h"
 #include "speech/voice.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define TS_SLUG_MAX 80
-
-/* Write the slug of title into out (at least TS_SLUG_MAX + 1 bytes).
- * An empty result becomes "chapter". */
-void ts_slug(const char *title, char *out);
 
 /* What the manifest records of one chapter. */
 typedef struct ts_chapter_entry {
@@ -59,13 +52,14 @@ typedef struct ts_build_settings {
 	int sample_rate; /* of the files */
 	int synth_rate;  /* of the synthesizer */
 	const char *format;
-	int normalize;             /* loudness normalization on */
-	double target_lufs;        /* its target */
-	double ceiling_dbtp;       /* and true-peak ceiling */
-	int quality;               /* --quality, or TS_QUALITY_DEFAULT (-1) */
-	const char *author;        /* --author, or NULL */
-	int complete;              /* every chapter is there and up to date */
-	const char *book_files[2]; /* the whole book as M4B, as EPUB (names), or NULL */
+	int normalize;       /* loudness normalization on */
+	double target_lufs;  /* its target */
+	double ceiling_dbtp; /* and true-peak ceiling */
+	int quality;         /* --quality, or TS_QUALITY_DEFAULT (-1) */
+	const char *author;  /* --author, or NULL */
+	int complete;        /* every chapter is there and up to date */
+	/* The whole-book files by their rows of ts_book_kinds (names), or NULL. */
+	const char *book_files[TS_BOOK_KINDS];
 	/* --dialogue voices: each speaker and its preset (ncast 0 and
 	 * dialogue_voices 0: the narrator reads everything, and the manifest
 	 * says nothing of it). */
@@ -77,8 +71,5 @@ typedef struct ts_build_settings {
 /* Manifest text for a book; appended to b. */
 int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
                 const ts_chapter_entry *ch, size_t n);
-
-/* playlist.m3u text; appended to b. */
-int ts_playlist(ts_buf *b, const char *book_title, const ts_chapter_entry *ch, size_t n);
 
 #endif

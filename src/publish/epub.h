@@ -15,6 +15,7 @@
 #define TS_EPUB_H
 
 #include "base/error.h"
+#include "publish/bookfile.h"
 
 #include <stddef.h>
 
@@ -39,5 +40,15 @@ typedef struct ts_epub_opts {
  * Nothing is left there on failure.  0, or a code with err filled. */
 int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const ts_epub_opts *o,
                   ts_error *err);
+
+/* The whole book as a read-aloud EPUB: the make function of its row of
+ * the whole-book kinds (a ts_bookfile_make_fn, see bookfile.h).  The
+ * audio is the chapters' own files when book->audio_format is "mp3" (a
+ * core media type), else each chapter in AAC (audio/mp4), made in
+ * book->workdir and removed once the EPUB is made; every chapter needs
+ * its vtt.  The identifier comes from the title and author, the
+ * modification time is the newest chapter's: the same chapters give the
+ * same bytes. */
+int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 /* m4b.c - the whole book as one M4B file (see m4b.h): libavcodec's AAC
  * encoder, and our own MP4 writer (audio/mp4.c) on a file made
- * exclusively, whose sample table is spooled to an unnamed file beside
+ * exclusively, whose sample sizes are kept in an unnamed file beside
  * it. */
-#include "audio/m4b.h"
+#include "publish/m4b.h"
 
 #include "audio/mp4.h"
 #include "audio/write.h"
@@ -217,7 +217,7 @@ int ts_m4b_check_cover(const char *path, ts_error *err)
 typedef struct m4b {
 	const char *path; /* the book file, for messages */
 	ts_error *err;
-	int fd, spool;
+	int fd, sample_sizes; /* the book file; the packets' sizes (mp4.h) */
 	ts_mp4 *mp4;
 	ts_mp4_info info;
 	ts_mp4_chapter *chapter;
@@ -403,7 +403,7 @@ static int write_file(m4b *m, const ts_m4b_chapter *ch, size_t n, const ts_m4b_o
 	if ((rc = set_chapters(m, ch, n, &rate)) || (rc = open_audio(m, rate, o->quality)))
 		return rc;
 	describe(m, rate, n, o, c);
-	if (!(m->mp4 = ts_mp4_new(m->fd, m->spool, &m->info, &rc, &e)))
+	if (!(m->mp4 = ts_mp4_new(m->fd, m->sample_sizes, &m->info, &rc, &e)))
 		return e ? ts_error_set(m->err, rc, "%s: cannot write: %s", m->path, strerror(e))
 		         : ts_error_set(m->err, rc, NULL);
 	for (size_t i = 0; i < n; i++)
@@ -423,9 +423,9 @@ static int write_file(m4b *m, const ts_m4b_chapter *ch, size_t n, const ts_m4b_o
 	return 0;
 }
 
-/* The file the sample table is spooled to: made beside the book file and
+/* The file the packets' sizes are kept in until the moov takes them: made beside the book file and
  * unlinked at once, so that nothing of it is left whatever happens. */
-static int open_spool(const char *path, long owner_pid, ts_error *err)
+static int open_sample_sizes(const char *path, long owner_pid, ts_error *err)
 {
 	ts_buf name = {0};
 	ts_buf_printf(&name, "%s.sizes", path);
@@ -446,7 +446,7 @@ static int open_spool(const char *path, long owner_pid, ts_error *err)
 static int write_here(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
                       ts_error *err)
 {
-	m4b m = {.path = path, .err = err, .fd = -1, .spool = -1};
+	m4b m = {.path = path, .err = err, .fd = -1, .sample_sizes = -1};
 	cover c = {0};
 	char *tmp = NULL;
 	int rc = 0;
@@ -466,7 +466,7 @@ static int write_here(const char *path, const ts_m4b_chapter *ch, size_t n, cons
 		                  strerror(errno));
 		goto out;
 	}
-	if ((m.spool = open_spool(path, o->owner_pid, err)) < 0) {
+	if ((m.sample_sizes = open_sample_sizes(path, o->owner_pid, err)) < 0) {
 		rc = err->code;
 		goto out;
 	}
@@ -481,8 +481,8 @@ out:
 	av.av_frame_free(&m.frame);
 	av.av_packet_free(&m.pkt);
 	free(c.data);
-	if (m.spool >= 0)
-		close(m.spool);
+	if (m.sample_sizes >= 0)
+		close(m.sample_sizes);
 	if (m.fd >= 0 && close(m.fd) != 0 && !rc)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
@@ -525,4 +525,21 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 		                    "(out of memory, or killed)",
 		                    path);
 	return 0;
+}
+
+int ts_m4b_make(const char *path, const ts_bookfile *book, ts_error *err)
+{
+	ts_m4b_chapter *ch = calloc(book->n ? book->n : 1, sizeof *ch);
+	if (!ch)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t j = 0; j < book->n; j++)
+		ch[j] = (ts_m4b_chapter){book->chapters[j].title, book->chapters[j].audio};
+	ts_m4b_opts o = {.title = book->title,
+	                 .artist = book->author,
+	                 .cover = book->cover,
+	                 .quality = book->quality,
+	                 .owner_pid = book->owner_pid};
+	int rc = ts_m4b_write(path, ch, book->n, &o, err);
+	free(ch);
+	return rc;
 }

@@ -1,14 +1,15 @@
 /* cues.c - sentence timing files (see cues.h).
  *
- * Each format is a row of one small table: its resolution and how it
- * writes its header, a cue and its end into a buffer; the files are
- * streamed cue by cue, so memory does not depend on chapter length. */
-#include "audio/cues.h"
+ * Each format is a row of one small table, defined in its own module
+ * (cueformat.h): its resolution and how it writes its header, a cue and
+ * its end into a buffer; the files are streamed cue by cue, so memory
+ * does not depend on chapter length. */
+#include "publish/cues.h"
 
-#include "base/file.h"
-
-#include "base/util.h"
 #include "audio/write.h"
+#include "base/file.h"
+#include "base/util.h"
+#include "publish/cueformat.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,28 +18,13 @@
 #include <strings.h>
 #include <unistd.h>
 
-typedef struct cue_file cue_file;
-
-typedef struct cue_format {
-	const char *name;    /* --timing value and file extension */
-	uint64_t per_second; /* time units of the format */
-	int (*header)(ts_buf *b);
-	/* A cue from start to end (in units; start >= the previous end) with
-	 * text, one line and not empty. */
-	int (*cue)(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text);
-	int (*footer)(ts_buf *b, const cue_file *cf);
-} cue_format;
-
-struct cue_file {
-	const cue_format *fmt;
+typedef struct cue_file {
+	const ts_cue_format *fmt;
 	char *path; /* final name */
 	char *tmp;  /* name while writing */
 	FILE *f;
-	uint64_t prev_end;   /* end of the last cue, in units */
-	size_t count;        /* cues written */
-	int para;            /* the cue being written starts a paragraph */
-	const char *speaker; /* who says the cue being written, or NULL */
-};
+	ts_cue_state st; /* what the format sees */
+} cue_file;
 
 struct ts_cues {
 	cue_file files[TS_CUES_NFORMATS];
@@ -52,131 +38,19 @@ struct ts_cues {
 	ts_error err;   /* what went wrong last */
 };
 
-/* ---- the formats --------------------------------------------------- */
-
-/* HH:MM:SS followed by sep and milliseconds (SRT ',', WebVTT '.');
- * hours go past 99 if they must. */
-static int put_hms(ts_buf *b, uint64_t ms, char sep)
-{
-	return ts_buf_printf(b, "%02llu:%02llu:%02llu%c%03llu", (unsigned long long)(ms / 3600000),
-	                     (unsigned long long)(ms / 60000 % 60),
-	                     (unsigned long long)(ms / 1000 % 60), sep,
-	                     (unsigned long long)(ms % 1000));
-}
-
-static int no_header(ts_buf *b)
-{
-	(void)b;
-	return 0;
-}
-
-static int no_footer(ts_buf *b, const cue_file *cf)
-{
-	(void)b, (void)cf;
-	return 0;
-}
-
-static int srt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
-{
-	int rc = ts_buf_printf(b, "%zu\n", cf->count + 1);
-	rc = rc ? rc : put_hms(b, start, ',');
-	rc = rc ? rc : ts_buf_printf(b, " --> ");
-	rc = rc ? rc : put_hms(b, end, ',');
-	return rc ? rc : ts_buf_printf(b, "\n%s\n\n", text);
-}
-
-static int vtt_header(ts_buf *b)
-{
-	return ts_buf_printf(b, "WEBVTT\n\n");
-}
-
-/* WebVTT cue text is markup: & < > are escaped, which also keeps "-->"
- * out of it.  A quotation's speaker is a voice span: <v NAME>text. */
-static int vtt_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
-{
-	/* The identifier: the cue's number, and a pilcrow when it starts a
-	 * paragraph (the read-along page lays the text out by them). */
-	int rc = ts_buf_printf(b, "%zu%s\n", cf->count + 1, cf->para ? " \xC2\xB6" : "");
-	rc = rc ? rc : put_hms(b, start, '.');
-	rc = rc ? rc : ts_buf_printf(b, " --> ");
-	rc = rc ? rc : put_hms(b, end, '.');
-	rc = rc ? rc : ts_buf_putc(b, '\n');
-	if (cf->speaker) {
-		rc = rc ? rc : ts_buf_printf(b, "<v ");
-		rc = rc ? rc : ts_buf_xml(b, cf->speaker, strlen(cf->speaker));
-		rc = rc ? rc : ts_buf_putc(b, '>');
-	}
-	rc = rc ? rc : ts_buf_xml(b, text, strlen(text));
-	return rc ? rc : ts_buf_printf(b, "\n\n");
-}
-
-/* [mm:ss.xx] in centiseconds; minutes do not wrap into hours. */
-static int put_lrc_time(ts_buf *b, uint64_t cs)
-{
-	return ts_buf_printf(b, "[%02llu:%02llu.%02llu]", (unsigned long long)(cs / 6000),
-	                     (unsigned long long)(cs / 100 % 60), (unsigned long long)(cs % 100));
-}
-
-/* LRC has no end times: an empty line at the end of a cue clears the
- * text while nothing is said. */
-static int lrc_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
-{
-	(void)end;
-	int rc = 0;
-	if (cf->count > 0 && cf->prev_end < start) {
-		rc = put_lrc_time(b, cf->prev_end);
-		rc = rc ? rc : ts_buf_putc(b, '\n');
-	}
-	rc = rc ? rc : put_lrc_time(b, start);
-	return rc ? rc : ts_buf_printf(b, "%s\n", text);
-}
-
-static int lrc_footer(ts_buf *b, const cue_file *cf)
-{
-	if (cf->count == 0)
-		return 0;
-	int rc = put_lrc_time(b, cf->prev_end);
-	return rc ? rc : ts_buf_putc(b, '\n');
-}
-
-static int json_header(ts_buf *b)
-{
-	return ts_buf_putc(b, '[');
-}
-
-static int json_cue(ts_buf *b, const cue_file *cf, uint64_t start, uint64_t end, const char *text)
-{
-	int rc = ts_buf_printf(
-	    b,
-	    "%s\n  {\"start\": %llu.%06llu, \"end\": %llu.%06llu, \"text\": ", cf->count ? "," : "",
-	    (unsigned long long)(start / 1000000), (unsigned long long)(start % 1000000),
-	    (unsigned long long)(end / 1000000), (unsigned long long)(end % 1000000));
-	rc = rc ? rc : ts_json_string(b, text);
-	if (cf->para)
-		rc = rc ? rc : ts_buf_printf(b, ", \"paragraph\": true");
-	if (cf->speaker) {
-		rc = rc ? rc : ts_buf_printf(b, ", \"speaker\": ");
-		rc = rc ? rc : ts_json_string(b, cf->speaker);
-	}
-	return rc ? rc : ts_buf_putc(b, '}');
-}
-
-static int json_footer(ts_buf *b, const cue_file *cf)
-{
-	return ts_buf_printf(b, "%s]\n", cf->count ? "\n" : "");
-}
-
-/* In the order of the TS_CUES_* bits. */
-static const cue_format formats[TS_CUES_NFORMATS] = {
-    {"srt", 1000, no_header, srt_cue, no_footer},
-    {"vtt", 1000, vtt_header, vtt_cue, no_footer},
-    {"lrc", 100, no_header, lrc_cue, lrc_footer},
-    {"json", 1000000, json_header, json_cue, json_footer},
+/* In the order of the TS_CUES_* bits: a row per format, each in its
+ * module. */
+static const ts_cue_format *const formats[] = {
+    &ts_cue_srt,
+    &ts_cue_vtt,
+    &ts_cue_lrc,
+    &ts_cue_json,
 };
+_Static_assert(sizeof formats / sizeof formats[0] == TS_CUES_NFORMATS, "a row per TS_CUES_* bit");
 
 const char *ts_cues_name(int i)
 {
-	return i >= 0 && i < TS_CUES_NFORMATS ? formats[i].name : NULL;
+	return i >= 0 && i < TS_CUES_NFORMATS ? formats[i]->name : NULL;
 }
 
 const char *ts_cues_names(void)
@@ -201,8 +75,8 @@ int ts_cues_parse(const char *list, unsigned *mask)
 			e--;
 		int found = -1;
 		for (int i = 0; i < TS_CUES_NFORMATS && found < 0; i++)
-			if ((size_t)(e - a) == strlen(formats[i].name) &&
-			    strncasecmp(a, formats[i].name, (size_t)(e - a)) == 0)
+			if ((size_t)(e - a) == strlen(formats[i]->name) &&
+			    strncasecmp(a, formats[i]->name, (size_t)(e - a)) == 0)
 				found = i;
 		if (found < 0)
 			return TS_EINVAL;
@@ -222,7 +96,7 @@ char *ts_cues_path(const char *audio_path, int i)
 	const char *dot = strrchr(base, '.');
 	size_t keep = dot && dot > base ? (size_t)(dot - audio_path) : strlen(audio_path);
 	ts_buf b = {0};
-	if (ts_buf_printf(&b, "%.*s.%s", (int)keep, audio_path, formats[i].name)) {
+	if (ts_buf_printf(&b, "%.*s.%s", (int)keep, audio_path, formats[i]->name)) {
 		ts_buf_free(&b);
 		return NULL;
 	}
@@ -270,7 +144,7 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 		if (!(mask & (1u << i)))
 			continue;
 		cue_file *cf = &c->files[c->nfiles++];
-		cf->fmt = &formats[i];
+		cf->fmt = formats[i];
 		if (!(cf->path = ts_cues_path(audio_path, i)) ||
 		    !(cf->tmp = ts_temp_name(cf->path, owner_pid))) {
 			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
@@ -284,7 +158,7 @@ ts_cues *ts_cues_open(unsigned mask, const char *audio_path, int rate, long owne
 			break;
 		}
 		ts_buf_clear(&c->out);
-		if (cf->fmt->header(&c->out))
+		if (cf->fmt->header && cf->fmt->header(&c->out))
 			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		else
 			rc = file_write(c, cf, &c->out);
@@ -346,19 +220,19 @@ int ts_cues_add(ts_cues *c, uint64_t start, uint64_t end, const char *text, size
 		cue_file *cf = &c->files[i];
 		uint64_t u = cf->fmt->per_second;
 		uint64_t s = start * u / rate, e = (end * u + rate - 1) / rate;
-		if (s < cf->prev_end)
-			s = cf->prev_end;
+		if (s < cf->st.prev_end)
+			s = cf->st.prev_end;
 		if (e < s)
 			e = s;
 		ts_buf_clear(&c->out);
-		cf->para = para;
-		cf->speaker = speaker;
-		if (cf->fmt->cue(&c->out, cf, s, e, c->line.data))
+		cf->st.para = para;
+		cf->st.speaker = speaker;
+		if (cf->fmt->cue(&c->out, &cf->st, s, e, c->line.data))
 			return ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		if ((rc = file_write(c, cf, &c->out)))
 			return rc;
-		cf->prev_end = e;
-		cf->count++;
+		cf->st.prev_end = e;
+		cf->st.count++;
 	}
 	return 0;
 }
@@ -383,7 +257,7 @@ int ts_cues_end(ts_cues *c)
 	for (size_t i = 0; i < c->nfiles; i++) {
 		cue_file *cf = &c->files[i];
 		ts_buf_clear(&c->out);
-		if (!rc && cf->fmt->footer(&c->out, cf))
+		if (!rc && cf->fmt->footer && cf->fmt->footer(&c->out, &cf->st))
 			rc = ts_error_set(&c->err, TS_ENOMEM, "out of memory");
 		if (!rc)
 			rc = file_write(c, cf, &c->out);

@@ -5,15 +5,21 @@
  * out, so that a hostile title stays text.  Times are whole milliseconds,
  * as in the .vtt, so that each overlay's duration is exactly the sum of
  * its clips and the book's the sum of the overlays'. */
-#include "book/epub.h"
+#include "publish/epub.h"
 
 #include "base/file.h"
+#include "base/hash.h"
 #include "base/util.h"
-#include "book/readalong.h"
+#include "publish/html.h"
+#include "publish/m4b.h"
+#include "publish/webvtt.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -297,7 +303,7 @@ static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long lo
 			rc = add(a, name, NULL, ch[k].audio, 1);
 		ts_buf_free(&x);
 		ts_buf_free(&smil);
-		ts_cues_free(cues, nc);
+		ts_vtt_free(cues, nc);
 	}
 	return rc;
 }
@@ -366,5 +372,92 @@ out:
 	ts_buf_free(&opf);
 	free(ms);
 	free(tmp);
+	return rc;
+}
+
+/* A stable identifier for the book, from its title and author, into id
+ * (64 bytes): "urn:uuid:...". */
+static void book_identifier(const ts_bookfile *book, char *id, size_t size)
+{
+	ts_hash h;
+	char hex[TS_HASH_HEX];
+	ts_hash_init(&h);
+	ts_hash_str(&h, book->title);
+	ts_hash_str(&h, book->author ? book->author : "");
+	ts_hash_hex(&h, hex);
+	snprintf(id, size, "urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
+	         hex + 20);
+}
+
+/* Modified when its newest chapter was, into when (32 bytes): the same
+ * chapters give the same bytes. */
+static void book_modified(const ts_bookfile *book, char *when, size_t size)
+{
+	time_t newest = 0;
+	struct stat st;
+	struct tm tm;
+	for (size_t j = 0; j < book->n; j++)
+		if (stat(book->chapters[j].audio, &st) == 0 && st.st_mtime > newest)
+			newest = st.st_mtime;
+	if (!newest)
+		newest = time(NULL);
+	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&newest, &tm));
+}
+
+/* The EPUB's audio: the chapters' own files when they are MP3 (a core
+ * media type), else each chapter in AAC (audio/mp4), made at the
+ * temporary names of WORKDIR/epub-NNN.m4a, removed once the EPUB is
+ * made. */
+int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
+{
+	size_t n = book->n;
+	ts_epub_chapter *ch = calloc(n ? n : 1, sizeof *ch);
+	char **m4a = calloc(n ? n : 1, sizeof *m4a);
+	int mp3 = strcmp(book->audio_format, "mp3") == 0, rc = 0;
+	char tmp[PATH_MAX], id[64], when[32];
+	if (!ch || !m4a)
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	for (size_t j = 0; j < n && !rc; j++) {
+		const ts_bookfile_chapter *c = &book->chapters[j];
+		if (!c->vtt) { /* the book layer asks for vtt with --book epub */
+			rc = ts_error_set(err, TS_EINVAL,
+			                  "%s: the EPUB needs its WebVTT timing file", c->title);
+			break;
+		}
+		ch[j] = (ts_epub_chapter){.title = c->title,
+		                          .vtt = c->vtt,
+		                          .audio = c->audio,
+		                          .audio_type = mp3 ? "audio/mpeg" : "audio/mp4"};
+		if (mp3)
+			continue;
+		ts_m4b_chapter one = {c->title, c->audio};
+		ts_m4b_opts o = {.title = book->title,
+		                 .artist = book->author,
+		                 .quality = book->quality,
+		                 .owner_pid = book->owner_pid};
+		snprintf(tmp, sizeof tmp, "%s/epub-%03zu.m4a", book->workdir, j + 1);
+		if ((rc = ts_m4b_write(tmp, &one, 1, &o, err)))
+			break;
+		if (!(m4a[j] = ts_temp_name(tmp, book->owner_pid)))
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+		ch[j].audio = m4a[j];
+	}
+	book_identifier(book, id, sizeof id);
+	book_modified(book, when, sizeof when);
+	ts_epub_opts o = {.title = book->title,
+	                  .author = book->author,
+	                  .identifier = id,
+	                  .modified = when,
+	                  .cover = book->cover,
+	                  .owner_pid = book->owner_pid};
+	if (!rc)
+		rc = ts_epub_write(path, ch, n, &o, err);
+	for (size_t j = 0; m4a && j < n; j++) {
+		if (m4a[j])
+			unlink(m4a[j]);
+		free(m4a[j]);
+	}
+	free(m4a);
+	free(ch);
 	return rc;
 }

@@ -1,0 +1,30 @@
+/* bookkinds.h - the kinds of whole-book file --book makes, as a table: a
+ * row per kind, its make function in a module of its own (m4b.c: the
+ * whole book as one M4B; epub.c: a read-aloud EPUB 3).  The book layer
+ * goes through the rows: which kinds --book asks for, their names and
+ * keys, making each from a ts_bookfile (bookfile.h).
+ *
+ * A new kind: a module with its make function, a row in bookkinds.c, and
+ * TS_BOOK_KINDS one higher (a static assertion holds the two together). */
+#ifndef TS_BOOKKINDS_H
+#define TS_BOOKKINDS_H
+
+#include "publish/bookfile.h"
+
+typedef struct ts_book_kind {
+	const char *name;  /* --book value, and its key in the manifest's book_files */
+	const char *ext;   /* the file's extension: <book title>.EXT */
+	const char *what;  /* what it is, for --book's message */
+	const char *state; /* file of the output folder's state that keeps its key */
+	int needs_vtt;     /* made from the .vtt timing files: --timing must include vtt */
+	ts_bookfile_make_fn make;
+} ts_book_kind;
+
+/* The number of rows: the size of the arrays kept per kind. */
+#define TS_BOOK_KINDS 2
+
+/* The kinds, in the order the manifest lists them; static storage.  Kind
+ * k is bit 1 << k of a set of kinds. */
+extern const ts_book_kind ts_book_kinds[TS_BOOK_KINDS];
+
+#endif

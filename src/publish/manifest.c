@@ -1,0 +1,147 @@
+/* manifest.c - manifest.json (see manifest.h). */
+#include "publish/manifest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef TS_VERSION
+#define TS_VERSION "0"
+#endif
+
+/* A finite number in format f, or null. */
+static int json_number(ts_buf *b, double v, const char *f)
+{
+	return isfinite(v) ? ts_buf_printf(b, f, v) : ts_buf_printf(b, "null");
+}
+
+/* The "settings" object's members, after its opening brace. */
+static int settings(ts_buf *b, const ts_build_settings *set)
+{
+	const ts_voice *v = set->voice;
+	int rc = ts_buf_printf(b, "\n    \"espeak_voice\": ");
+	rc |= ts_json_string(b, v->espeak_voice);
+	rc |= ts_buf_printf(b, ",\n    \"variant\": ");
+	rc |= ts_json_string(b, v->variant);
+	rc |= ts_buf_printf(
+	    b,
+	    ",\n    \"rate_wpm\": %d,\n    \"rate_factor\": %.3g,\n    \"pitch\": %d,\n"
+	    "    \"pitch_range\": %d,\n    \"clause_pause_ms\": %d,\n"
+	    "    \"sentence_pause_ms\": %d,\n    \"paragraph_pause_ms\": %d,\n"
+	    "    \"title_pause_ms\": %d,\n    \"lead_in_ms\": %d,\n    \"tail_ms\": %d,\n"
+	    "    \"sample_rate\": %d,\n    \"channels\": 1,\n    \"format\": ",
+	    set->wpm, set->rate_factor, v->pitch, v->pitch_range, v->clause_pause_ms,
+	    v->sentence_pause_ms, v->paragraph_pause_ms, v->title_pause_ms, v->lead_in_ms,
+	    v->tail_ms, set->sample_rate);
+	rc |= ts_json_string(b, set->format);
+	rc |= ts_buf_printf(b, ",\n    \"quality\": ");
+	rc |= set->quality >= 0 ? ts_buf_printf(b, "%d", set->quality) : ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, ",\n    \"author\": ");
+	rc |= set->author ? ts_json_string(b, set->author) : ts_buf_printf(b, "null");
+	rc |= ts_buf_printf(b, ",\n    \"synth_sample_rate\": %d,\n    \"loudness\": ",
+	                    set->synth_rate ? set->synth_rate : set->sample_rate);
+	if (set->normalize)
+		rc |=
+		    ts_buf_printf(b,
+		                  "{\n      \"standard\": \"EBU R 128 (ITU-R BS.1770-4)\",\n"
+		                  "      \"target_lufs\": %.1f,\n      \"true_peak_ceiling_dbtp\": "
+		                  "%.1f\n    }",
+		                  set->target_lufs, set->ceiling_dbtp);
+	else
+		rc |= ts_buf_printf(b, "null");
+	if (set->dialogue_voices) {
+		/* Only then: a plain build's manifest is as it always was. */
+		rc |= ts_buf_printf(b, ",\n    \"dialogue\": \"voices\",\n    \"cast\": {");
+		for (size_t i = 0; i < set->ncast; i++) {
+			rc |= ts_buf_printf(b, "%s\n      ", i ? "," : "");
+			rc |= ts_json_string(b, set->cast[i].speaker);
+			rc |= ts_buf_printf(b, ": ");
+			rc |= ts_json_string(b, set->cast[i].voice);
+		}
+		rc |= ts_buf_printf(b, "%s}", set->ncast ? "\n    " : "");
+	}
+	return rc;
+}
+
+/* The "book_files" object, braces included: a member per whole-book
+ * kind made. */
+static int book_files(ts_buf *b, const ts_build_settings *set)
+{
+	int rc = ts_buf_printf(b, "{"), any = 0;
+	for (int k = 0; k < TS_BOOK_KINDS; k++) {
+		if (!set->book_files[k])
+			continue;
+		rc |= ts_buf_printf(b, "%s\n    \"%s\": ", any++ ? "," : "", ts_book_kinds[k].name);
+		rc |= ts_json_string(b, set->book_files[k]);
+	}
+	if (any)
+		rc |= ts_buf_printf(b, "\n  ");
+	return rc | ts_buf_printf(b, "}");
+}
+
+/* One chapter's object, braces included; its level only when the book
+ * is leveled. */
+static int chapter(ts_buf *b, const ts_chapter_entry *c, int normalize)
+{
+	int rc = ts_buf_printf(b, "{\n      \"index\": %d,\n      \"title\": ", c->index);
+	rc |= ts_json_string(b, c->title);
+	rc |= ts_buf_printf(b, ",\n      \"source\": ");
+	rc |= ts_json_string(b, c->source);
+	rc |= ts_buf_printf(b, ",\n      \"audio\": ");
+	rc |= ts_json_string(b, c->audio);
+	rc |= ts_buf_printf(b, ",\n      \"timing\": {");
+	int nt = 0;
+	for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+		if (!c->timing[t])
+			continue;
+		rc |= ts_buf_printf(b, "%s\"%s\": ", nt++ ? ", " : "", ts_cues_name(t));
+		rc |= ts_json_string(b, c->timing[t]);
+	}
+	rc |= ts_buf_putc(b, '}');
+	rc |= ts_buf_printf(b,
+	                    ",\n      \"duration_s\": %.3f,\n      \"sentences\": %zu,\n"
+	                    "      \"chars\": %zu,\n      \"front_matter\": %s",
+	                    c->duration_s, c->sentences, c->chars,
+	                    c->front_matter ? "true" : "false");
+	if (c->outdated)
+		rc |= ts_buf_printf(b, ",\n      \"outdated\": true");
+	if (normalize) {
+		rc |= ts_buf_printf(b, ",\n      \"loudness\": {\"input_lufs\": ");
+		rc |= json_number(b, c->input_lufs, "%.2f");
+		rc |= ts_buf_printf(b, ", \"gain_db\": ");
+		rc |= json_number(b, c->gain_db, "%.2f");
+		rc |= ts_buf_printf(b, ", \"output_lufs\": ");
+		rc |= json_number(b, c->output_lufs, "%.2f");
+		rc |= ts_buf_printf(b, ", \"true_peak_dbtp\": ");
+		rc |= json_number(b, c->true_peak_db, "%.2f");
+		rc |= ts_buf_printf(b, ", \"limited_s\": ");
+		rc |= json_number(b, c->limited_s, "%.3f");
+		rc |= ts_buf_printf(b, "}");
+	}
+	return rc | ts_buf_printf(b, "\n    }");
+}
+
+int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
+                const ts_chapter_entry *ch, size_t n)
+{
+	int rc = 0;
+	double total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += ch[i].duration_s;
+	rc |= ts_buf_printf(b, "{\n  \"generator\": \"tingshu %s\",\n  \"title\": ", TS_VERSION);
+	rc |= ts_json_string(b, book_title);
+	rc |= ts_buf_printf(
+	    b, ",\n  \"complete\": %s,\n  \"voice\": ", set->complete ? "true" : "false");
+	rc |= ts_json_string(b, set->voice->name);
+	rc |= ts_buf_printf(b, ",\n  \"settings\": {");
+	rc |= settings(b, set);
+	rc |= ts_buf_printf(b, "\n  },\n  \"duration_s\": %.3f,\n  \"book_files\": ", total);
+	rc |= book_files(b, set);
+	rc |= ts_buf_printf(b, ",\n  \"chapters\": [");
+	for (size_t i = 0; i < n; i++) {
+		rc |= ts_buf_printf(b, "%s\n    ", i ? "," : "");
+		rc |= chapter(b, &ch[i], set->normalize);
+	}
+	rc |= ts_buf_printf(b, "%s]\n}\n", n ? "\n  " : "");
+	return rc ? TS_ENOMEM : 0;
+}
