@@ -11,23 +11,12 @@
 #define TINGSHU_H
 
 #include "base/error.h"
-#include "speech/voice.h" /* TS_VOICE_DEFAULT, the preset read when none is asked for */
+#include "speech/reading.h" /* ts_read_opts, ts_voices_each */
+#include "speech/voice.h"   /* TS_VOICE_DEFAULT, the preset read when none is asked for */
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum { TS_LEXICONS_MAX = 64 }; /* --lexicon files */
-
-/* What a text is read with: the voice preset and its language data, the
- * encoding of the inputs, the user's lexicons. */
-typedef struct ts_read_opts {
-	const char *voice;      /* preset name or path to a .voice file; NULL: TS_VOICE_DEFAULT */
-	const char *voices_dir; /* NULL: $TINGSHU_VOICES, beside the program, installed */
-	const char *encoding;   /* an iconv name, or NULL to detect each input's */
-	const char *lexicons[TS_LEXICONS_MAX]; /* the user's, later ones win */
-	size_t nlexicons;
-} ts_read_opts;
 
 /* ---- the audiobook -------------------------------------------------- */
 
@@ -120,13 +109,6 @@ typedef struct ts_progress {
 	double finish_done; /* with one: 0-1 its first pass, k to k+1 its k-th pass again */
 } ts_progress;
 
-/* p as a line of text: "[3/40 chapters] 1 h 02 min of audio made,
- * finishing 1 chapter (45%), ETA 12 min 30 s", cut to fit out. */
-void ts_progress_text(const ts_progress *p, char *out, size_t sz);
-
-/* A duration as people read it: "12.5 s", "3 min 05 s", "2 h 07 min". */
-void ts_duration_text(double s, char *out, size_t sz);
-
 /* What a build tells while it runs.  Any callback may be NULL. */
 typedef struct ts_build_events {
 	/* Warnings, errors of a chapter or a file, and TS_INFO lines (a line
@@ -158,12 +140,6 @@ typedef struct ts_build_summary {
  * output folder cannot be written, already holds an audiobook without
  * force: TS_EEXIST, ...). */
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err);
-
-/* The closing line of a build into outdir, cut to fit out: "built 3 of 40
- * chapters (1 h 02 min of audio), 37 up to date in 1 min 05 s into out",
- * with ", 2 failed" before " in" when chapters failed, or "40 chapters up
- * to date in out".  Job logs grep for it: keep its shape. */
-void ts_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz);
 
 /* ---- the spoken text ------------------------------------------------ */
 
@@ -224,15 +200,6 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
                       void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
 
 /* ---- voices --------------------------------------------------------- */
-
-/* Each preset of the voices folder (voices_dir as in ts_read_opts), in
- * order: fn gets its name and description, or NULL and the reason it
- * cannot be loaded.  Returns the number of presets, or a negative code
- * with err filled when the folder cannot be found or read. */
-int ts_voices_each(const char *voices_dir,
-                   void (*fn)(void *ud, const char *name, const char *description,
-                              const char *error),
-                   void *ud, ts_error *err);
 
 /* The list of `tingshu voices`: a line a preset, "NAME  DESCRIPTION", the
  * default marked; a preset that cannot be loaded is a warning to diag and

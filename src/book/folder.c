@@ -4,6 +4,7 @@
  * names, so that nothing tingshu did not make is ever deleted. */
 #include "publish/manifest.h"
 #include "publish/playlist.h"
+#include "book/locks.h"
 #include "book/plan.h"
 #include "publish/readalong.h"
 

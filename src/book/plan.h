@@ -13,8 +13,8 @@
 #include "input/book.h"
 #include "publish/bookkinds.h"
 #include "publish/manifest.h"
-#include "book/reading.h"
-#include "book/state.h"
+#include "speech/reading.h"
+#include "book/records.h"
 #include "tingshu.h"
 
 struct ts_plan {

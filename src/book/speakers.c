@@ -5,7 +5,7 @@
  * is read. */
 #include "base/util.h"
 #include "speech/casting.h"
-#include "book/reading.h"
+#include "speech/reading.h"
 #include "input/reader.h"
 #include "tingshu.h"
 #include "zh/dialogue.h"

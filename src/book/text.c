@@ -2,7 +2,7 @@
  * text` and `tingshu pinyin`: each file through the same front end as a
  * build, its output written out instead of spoken. */
 #include "input/reader.h"
-#include "book/reading.h"
+#include "speech/reading.h"
 #include "speech/frontend.h"
 #include "tingshu.h"
 

@@ -8,7 +8,7 @@
 #include "book/workers.h"
 
 #include "book/levelprobe.h"
-#include "book/state.h"
+#include "book/records.h"
 
 #include "publish/cues.h"
 #include "base/file.h"

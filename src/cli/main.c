@@ -2,6 +2,7 @@
  * its messages out, and the exit code (0 success, 1 some input failed,
  * 2 usage error, 75 a retry may cure it, 130 interrupted). */
 #include "cli/options.h"
+#include "cli/report.h"
 #include "tingshu.h"
 
 #include <errno.h>
@@ -366,7 +367,7 @@ static void on_progress(void *ud, const ts_progress *p)
 {
 	char line[256];
 	(void)ud;
-	ts_progress_text(p, line, sizeof line);
+	cli_progress_text(p, line, sizeof line);
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	progress_shown = 1;
@@ -403,7 +404,7 @@ static int cmd_build(const command *c, int argc, char **argv)
 		if (sum.failed)
 			status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
 		char line[1024];
-		ts_summary_text(&sum, build_opts.outdir, line, sizeof line);
+		cli_summary_text(&sum, build_opts.outdir, line, sizeof line);
 		if (!flags.quiet)
 			msg("", "%s", line);
 	}

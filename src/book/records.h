@@ -1,6 +1,7 @@
-/* state.h - what an output folder remembers of the book in it, in its
- * hidden folder OUT/.tingshu/: one record per chapter, written when the
- * chapter's files are in place.
+/* records.h - what an output folder remembers of the book in it, in its
+ * hidden folder OUT/.tingshu/ (the state folder): one record per chapter
+ * in .tingshu/chapters/, written when the chapter's files are in place
+ * (the locks beside them, in .tingshu/locks/: locks.h).
  *
  * A record names the chapter's key (a hash of everything that decides
  * its bytes, see ts_chapter_key()), the files it made with their sizes,
@@ -11,8 +12,8 @@
  * not make.  A record is replaced atomically, so it survives any crash:
  * after kill -9 at worst it is older than the files it names, and then its
  * key differs and the chapter is built again. */
-#ifndef TS_STATE_H
-#define TS_STATE_H
+#ifndef TS_RECORDS_H
+#define TS_RECORDS_H
 
 #include "publish/cues.h"
 #include "audio/master.h"
@@ -68,23 +69,6 @@ void ts_record_remove(const char *outdir, const char *audio);
 /* Each chapter recorded in outdir, by its audio name: fn(ud, name).
  * Returns 0, or a negative code when the state cannot be listed. */
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud);
-
-/* Locks: outdir/.tingshu/locks/NAME.lock, made exclusively, holding the
- * pid and the machine of the build that holds it, so that one build at a
- * time writes a chapter (NAME: its audio file) or the book files ("book"),
- * also from several machines sharing the folder.  A lock whose build is
- * gone (same machine, no such process) is taken over.  Returns 0 when
- * taken, TS_EBUSY with err saying who holds it, or another code. */
-int ts_lock_take(const char *outdir, const char *name, ts_error *err);
-
-/* The same, waiting up to seconds for the holder to let go. */
-int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err);
-
-/* Remove the locks of builds of this machine that are gone (kill -9). */
-void ts_lock_sweep(const char *outdir);
-
-/* Let go of a lock this process holds. */
-void ts_lock_release(const char *outdir, const char *name);
 
 /* Make outdir/.tingshu/ and its chapters/ and locks/ folders when
  * missing: 0, or a code with err filled. */

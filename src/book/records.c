@@ -1,4 +1,5 @@
-/* state.c - the chapter records of an output folder (see state.h).
+/* records.c - the chapter records of an output folder and its state
+ * folder (see records.h).
  *
  * A record is a small text file, one "name value" a line, numbers written
  * so that they read back exactly (%.17g), which keeps a manifest made from
@@ -6,7 +7,7 @@
  *
  * Bad-input policy: a record that cannot be read or parsed is reported as
  * damaged; the caller builds its chapter again, which replaces it. */
-#include "book/state.h"
+#include "book/records.h"
 
 #include "audio/write.h"
 #include "base/file.h"
@@ -251,138 +252,4 @@ int ts_state_exists(const char *outdir)
 	         lstat(p.data, &st) == 0 && S_ISDIR(st.st_mode);
 	ts_buf_free(&p);
 	return ok;
-}
-
-/* ---- locks ---------------------------------------------------------- */
-
-/* The lock file of name into out; -1 when the path is too long.  On the
- * stack: letting go of a lock must not need memory that may be gone. */
-static int lock_path(char out[PATH_MAX], const char *outdir, const char *name)
-{
-	int n = snprintf(out, PATH_MAX, "%s/" TS_STATE_DIR "/locks/%s.lock", outdir, name);
-	return n > 0 && n < PATH_MAX ? 0 : -1;
-}
-
-/* Is the build that holds the lock at path gone?  Only a build of this
- * machine can be known to be. */
-static int holder_gone(const char *path, char *who, size_t whosz)
-{
-	char text[512] = "", host[256] = "", mine[256] = "";
-	long pid = 0;
-	FILE *f = fopen(path, "re");
-	if (f) {
-		size_t n = fread(text, 1, sizeof text - 1, f);
-		text[n] = '\0';
-		fclose(f);
-	}
-	if (sscanf(text, "%ld %255s", &pid, host) != 2) {
-		snprintf(who, whosz, "a build that is starting");
-		return 0;
-	}
-	snprintf(who, whosz, "pid %ld on %s", pid, host);
-	ts_host_name(mine);
-	return strcmp(host, mine) == 0 && ts_process_gone(pid);
-}
-
-/* Make the lock at path hold "PID HOST": written under a temporary name,
- * then linked to its name, which fails when the lock exists, so that a
- * lock is never seen half-written.  0, -1 with errno. */
-static int lock_create(const char *path, const char *host)
-{
-	char *tmp = ts_temp_name(path, (long)getpid());
-	int rc = -1, e = ENOMEM;
-	if (!tmp)
-		goto out;
-	int fd = ts_create_excl(tmp);
-	if (fd < 0) {
-		e = errno;
-		goto out;
-	}
-	char text[320];
-	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
-	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
-	e = errno;
-	close(fd);
-	if (!rc && link(tmp, path) != 0) {
-		rc = -1;
-		e = errno;
-	}
-	unlink(tmp);
-out:
-	free(tmp);
-	errno = e;
-	return rc;
-}
-
-int ts_lock_take(const char *outdir, const char *name, ts_error *err)
-{
-	char path[PATH_MAX], host[64], who[600] = "";
-	int rc = 0;
-	if (lock_path(path, outdir, name))
-		return ts_error_set(err, TS_EINVAL, "%s: the output folder's path is too long",
-		                    outdir);
-	ts_host_name(host);
-	for (int tries = 0; tries < 2; tries++) {
-		if (lock_create(path, host) == 0)
-			goto out;
-		if (errno != EEXIST) {
-			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s", path,
-			                  strerror(errno));
-			goto out;
-		}
-		if (!holder_gone(path, who, sizeof who))
-			break;
-		unlink(path); /* its build is gone: taken over */
-	}
-	rc = ts_error_set(err, TS_EBUSY,
-	                  "%s is being built by %s (%s); wait for that build, or remove the lock "
-	                  "if it is no longer running",
-	                  name, who, path);
-out:
-	return rc;
-}
-
-int ts_lock_wait(const char *outdir, const char *name, double seconds, ts_error *err)
-{
-	double t0 = ts_seconds();
-	ts_error e = {0}; /* why a try failed: err only when the last one did */
-	int rc;
-	while ((rc = ts_lock_take(outdir, name, &e)) == TS_EBUSY && ts_seconds() - t0 < seconds)
-		usleep(20000);
-	if (rc && err)
-		*err = e;
-	return rc;
-}
-
-void ts_lock_release(const char *outdir, const char *name)
-{
-	char path[PATH_MAX];
-	if (lock_path(path, outdir, name) == 0)
-		unlink(path);
-}
-
-void ts_lock_sweep(const char *outdir)
-{
-	ts_buf dir = {0}, path = {0};
-	char who[600];
-	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
-		goto out;
-	ts_temp_sweep(dir.data, -1); /* locks being made by builds now gone */
-	DIR *d = opendir(dir.data);
-	if (!d)
-		goto out;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (e->d_name[0] == '.' || l <= 5 || strcmp(e->d_name + l - 5, ".lock") != 0)
-			continue;
-		ts_buf_clear(&path);
-		if (ts_buf_printf(&path, "%s/%s", dir.data, e->d_name) == 0 &&
-		    holder_gone(path.data, who, sizeof who))
-			unlink(path.data);
-	}
-	closedir(d);
-out:
-	ts_buf_free(&dir);
-	ts_buf_free(&path);
 }

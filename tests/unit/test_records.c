@@ -1,10 +1,11 @@
-/* test_state.c - what an output folder remembers, without eSpeak: chapter
+/* test_records.c - what an output folder remembers, without eSpeak: chapter
  * records written, put in place, read back exactly, checked against the
  * files they name, listed and removed; damaged records refused; locks
  * taken, refused while their build lives, taken over when it is gone,
  * never from another machine, waited for, swept and let go.
- * Usage: test_state SCRATCHDIR */
-#include "book/state.h"
+ * Usage: test_records SCRATCHDIR */
+#include "book/locks.h"
+#include "book/records.h"
 
 #include "base/file.h"
 
@@ -233,7 +234,7 @@ static void test_locks(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: test_state SCRATCHDIR\n");
+		fprintf(stderr, "usage: test_records SCRATCHDIR\n");
 		return 2;
 	}
 	snprintf(dir, sizeof dir, "%s/state_scratch", argv[1]);
@@ -247,6 +248,6 @@ int main(int argc, char **argv)
 	test_listing();
 	test_locks();
 	if (check_failures)
-		fprintf(stderr, "test_state: %d checks failed\n", check_failures);
+		fprintf(stderr, "test_records: %d checks failed\n", check_failures);
 	return check_failures ? 1 : 0;
 }
