@@ -22,7 +22,7 @@
  * worst seen, 0.011, is a 20 Hz tone at 192 kHz).
  *
  * Denormal numbers (a filter's state decaying in silence) would make
- * every operation a hundred times slower: they are flushed to zero while
+ * every operation many times slower: they are flushed to zero while
  * the meter runs, as libebur128 does. */
 #include "audio/loudness.h"
 #include "audio/vec.h"

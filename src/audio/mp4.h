@@ -7,7 +7,8 @@
  * the same order (ftyp, free, mdat, moov), but the sample table is not
  * kept in memory: each packet's size is written to a file and copied into
  * the moov at the end, so that memory stays flat whatever the book's
- * length (FFmpeg keeps some 56 bytes a packet, 5 MB an hour at 24 kHz). */
+ * length (FFmpeg keeps an index entry a packet until the end, so its
+ * memory grows with the book: bench/README.md, "Whole-book files"). */
 #ifndef TS_MP4_H
 #define TS_MP4_H
 

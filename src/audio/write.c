@@ -211,12 +211,11 @@ static int quality_or(const ts_writer_opts *o, int dflt)
 	return o->quality == TS_QUALITY_DEFAULT ? dflt : o->quality;
 }
 
-/* FLAC: lossless, about 55% of the size of WAV; no 4 GB limit.  Quality
- * 0-10 is the compression level 0-8.  Level 0 by default: on a
- * 20,000-character chapter it encodes about 70 M samples a second, level
- * 5 (libFLAC's default) 43 M and level 8 25 M, for files 6% and 10%
- * smaller; eSpeak makes about 18 M a second, so every level above 0
- * costs a noticeable share of a build. */
+/* FLAC: lossless, about half the size of WAV; no 4 GB limit.  Quality
+ * 0-10 is the compression level 0-8.  Level 0 by default: the higher
+ * levels make files only a little smaller but encode much more slowly,
+ * and beside eSpeak's own pace every level above 0 costs a noticeable
+ * share of a build (bench/README.md, "Formats"). */
 static int flac_open(ts_writer *w, const ts_writer_opts *o)
 {
 	int level = (quality_or(o, 0) * 8 + 5) / 10;

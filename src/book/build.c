@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 /* Past this much gain to make up for what the limiter takes off, a
- * chapter is limited heavily: -16 LUFS under -3 dBTP takes about 4 dB
- * with the Mandarin voice, the default -20 LUFS about 0.2. */
+ * chapter is limited heavily: a loud target under a low ceiling takes
+ * several dB, the default target next to none (bench/README.md). */
 #define HEAVY_LIMITING_DB 3.0
 
 static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
@@ -319,8 +319,9 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 	ts_build_events none = {0};
 	progress prog = {
 	    .plan = p, .ev = ev ? ev : &none, .t0 = ts_seconds(), .chapters = w->ntodo};
-	/* With loudness on, about a fifth of a chapter's time goes on its
-	 * second pass (bench/finishing.sh); without, next to nothing. */
+	/* With loudness on, a chapter's second pass takes a fair share of
+	 * its time (bench/finishing.sh; bench/README.md); without, next to
+	 * nothing. */
 	prog.finish_guess = p->mo.normalize ? 0.2 : 0.0;
 	for (size_t i = 0; i < n; i++)
 		if (w->todo[i])

@@ -24,9 +24,10 @@
 #include <stdint.h>
 
 /* The loudness --dialogue voices brings every voice to before the
- * master's gain: under the quietest shipped preset's (cmn-m1, -20.3 LUFS
- * as eSpeak makes it), since eSpeak's own samples already reach full
- * scale and cannot be made louder.  In the chapters' keys. */
+ * master's gain: under the quietest shipped preset's as eSpeak makes it
+ * (the loudness_lufs its voices/ file records), since eSpeak's own
+ * samples already reach full scale and cannot be made louder.  In the
+ * chapters' keys. */
 #define TS_VOICES_LEVEL_LUFS (-20.5)
 
 /* How the chapters of a book are made: everything a chapter's files

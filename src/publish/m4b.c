@@ -24,10 +24,11 @@
 #include <unistd.h>
 
 /* libavcodec and libavutil are opened by the process that makes an M4B
- * (a child of the build's: see ts_m4b_write()), not linked: linked, every tingshu command loaded
- * and relocated the 120 libraries they bring (57 M instructions, more than the lexicon's load),
- * among them libjxl's Highway, whose start-up code valgrind cannot run on
- * some processors.  Their functions are called through av, which has the
+ * (a child of the build's: see ts_m4b_write()), not linked: linked, every
+ * tingshu command loaded and relocated the many libraries they bring,
+ * which cost more than the lexicon's load (bench/README.md), among them
+ * libjxl's Highway, whose start-up code valgrind cannot run on some
+ * processors.  Their functions are called through av, which has the
  * headers' types. */
 #define AVCODEC_FNS(X)                                                                             \
 	X(avcodec_find_encoder)                                                                    \
@@ -352,8 +353,9 @@ static int open_audio(m4b *m, int rate, int quality)
 	m->enc->time_base = (AVRational){1, rate};
 	m->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER; /* the config, for the esds */
 	av.av_channel_layout_default(&m->enc->ch_layout, 1);
-	/* The fast coder: the default (two-loop search) takes some twenty
-	 * times as long for speech that sounds the same at these rates. */
+	/* The fast coder: the default (two-loop search) takes several times
+	 * as long for speech that sounds the same at these rates
+	 * (bench/README.md, "Whole-book files"). */
 	AVDictionary *opts = NULL;
 	int ret = av.av_dict_set(&opts, "aac_coder", "fast", 0);
 	if (ret >= 0)

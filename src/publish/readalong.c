@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A timing file larger than this is not read (a chapter of a million
- * sentences would be some 60 MB). */
+/* A timing file larger than this is not read: it is several times what
+ * a chapter of a million sentences needs. */
 #define VTT_MAX_BYTES (256u << 20)
 
 static int put_cp(ts_buf *b, uint32_t c)

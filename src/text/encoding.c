@@ -93,8 +93,8 @@ const char *ts_encoding_label(const char *name)
 
 /* Detection policy for a file that is neither valid UTF-8 nor marked with
  * a byte-order mark.  Measured on windows of 5 to 500 characters of the
- * seed chapters and of other text, in GBK, GB18030 and Big5 (the commit
- * that added this file has the figures):
+ * seed chapters and of other text, in GBK, GB18030 and Big5 (the figures
+ * are in bench/README.md, "Figures that used to sit in code comments"):
  *
  *  1. uchardet reads the sample.  If it says UTF-16 or UTF-32 (newer
  *     versions tell them without a mark), that is the answer.
@@ -110,9 +110,10 @@ const char *ts_encoding_label(const char *name)
  *     share of its non-ASCII characters that are common in Chinese text:
  *     the level-1 characters of GB2312 and of Big5 (3,755 and 5,401, the
  *     frequent ones by the standards' own account, taken from iconv's
- *     tables) and CJK punctuation.  Text read in the right encoding scores
- *     near 100%; read in the wrong one it turns into kana, box drawing,
- *     private-use and rare characters and scores 20-50%.
+ *     tables) and CJK punctuation.  Text read in the right encoding is
+ *     almost all common characters; read in the wrong one it turns into
+ *     kana, box drawing, private-use and rare characters and scores far
+ *     lower.
  *  5. uchardet's answer stands unless the other encoding decodes with a
  *     larger share.  An encoding uchardet did not name must also have more
  *     than half of its characters common: a Latin-1 file that happens to

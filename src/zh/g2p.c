@@ -30,8 +30,8 @@ static const char *const source_names[] = {"",       "",     "default", "rule",
 
 /* The model's second opinion (see ask_model()).  It reads the text
  * around a polyphone, MODEL_CONTEXT characters on each side where the
- * text has them: reading costs time for every character read (about 1.5
- * microseconds), and on CPP's development split 6, 8, 16 or 32 characters
+ * text has them: reading costs time for every character read (g2pm.h),
+ * and on CPP's development split 6, 8, 16 or 32 characters
  * read the same number of polyphones right (4: four fewer); 6 is the
  * cheapest of those. */
 #define MODEL_CONTEXT 6

@@ -21,8 +21,8 @@
  * finite), so inference trusts it.
  *
  * Cost: for each character of the text read, about 8,000 multiply-adds
- * and 320 exponentials (about 1.5 microseconds); what a character's
- * embedding adds to the gates, 16,000 multiply-adds more, is computed the
+ * and 320 exponentials; what a character's embedding adds to the gates,
+ * 16,000 multiply-adds more, is computed the
  * first time a run of the process sees it and kept in the model (1 KB a
  * character): a model and its runs belong to one thread.  The
  * caller runs it only where its opinion is wanted. */

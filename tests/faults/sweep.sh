@@ -42,27 +42,27 @@
 # point is a line of SCRATCH_DIR/report.txt: scenario, kind, process, N,
 # what the call was on (file, or bytes asked), and what went wrong.
 #
-# Coverage.  The calls made before main() (the libraries' constructors:
-# about 100 allocations) and inside dlopen() (see faultinject.c) are not
+# Coverage.  The calls made before main() (the libraries' constructors'
+# allocations) and inside dlopen() (see faultinject.c) are not
 # swept: libgomp's exits on its own, and N counts from main() on.
 # By default (under ctest: a test per scenario, text and pinyin in one) a
 # bounded sweep: in each process the first $D calls of a kind (default 6),
 # $S more spread evenly up to its last call (default 6) and the last $L
-# (default 3), writes failing with ENOSPC: about 550 runs; in CI's
-# sanitizer build (2 cores, ctest -j2, where making a process costs
-# milliseconds) 35 s (text) to 270 s (voices) a scenario, 1,070 s in all.
+# (default 3), writes failing with ENOSPC: a few hundred runs, short
+# enough for CI's sanitizer build (where making a process is slow); what
+# each scenario takes is in bench/README.md, "Figures that used to sit in
+# code comments", and in the COST of tests/faults/CMakeLists.txt.
 # TS_FAULTS_FULL=1: every N of every kind, but malloc beyond the first 300
-# calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3; a
-# build makes about 3,300 allocations: 1,700 in the command, 1,050 in the
-# worker starting eSpeak, 80 in its level probe, 220 in each chapter's
-# process; eSpeak's list of voices, 2,000 in a child of the command, is no
-# longer made when the preset's names are found as files);
+# calls of a process only every TS_FAULTS_MALLOC_STRIDE-th (default 3: a
+# build makes thousands of allocations, most of them in the command and in
+# the worker starting eSpeak, and a run for each would take too long);
 # writes also with EIO; and "sticky" faults (TS_FAULT_STICKY: the N-th call
 # and all after it fail, a disk that stays full, memory that stays short)
-# for write and malloc: with stride 7, about 16,000 runs, an hour as two
-# halves side by side.  A sticky fault fails one process only: a disk that
-# fills for the command alone, after the workers wrote chapters, leaves book
-# files that cannot say so (on a real disk the workers' writes fail too).
+# for write and malloc: even with a larger stride, many thousands of runs,
+# for a machine to spare.  A sticky fault fails one process only: a disk
+# that fills for the command alone, after the workers wrote chapters,
+# leaves book files that cannot say so (on a real disk the workers' writes
+# fail too).
 #
 # Usage: sweep.sh TINGSHU SRC_DIR LIBFAULTINJECT SCRATCH_DIR [SCENARIO...]
 # Environment: TS_FAULTS_FULL=1; TS_FAULTS_VERBOSE=1 (every outcome into

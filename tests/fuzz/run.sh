@@ -20,12 +20,12 @@
 # time is a failure (default 10); raise it when the run shares the machine
 # at a lower priority (nice), where an input may wait for the processor.
 # TS_FUZZ_MAX_LEN=N caps the inputs' length (default: each target's own
-# below; with fuzz_frontend's 65,536 bytes it ran 219 executions a second,
-# with 4,096 365, on the same grown corpus).
+# below; a shorter cap runs more executions a second on the same grown
+# corpus: bench/README.md).
 # TS_FUZZ_TMPDIR=DIR: the TMPDIR of the run, where the front end decodes
 # a file that is not UTF-8 and fork mode keeps its jobs' files (default
 # /dev/shm, a tmpfs, when it is a writable folder: on an ext4 /tmp the
-# creation of those files was an eighth of fuzz_frontend's time).
+# creation of those files took a visible share of fuzz_frontend's time).
 set -eu
 cd "$(dirname "$0")/../.."
 runs=${1:-1000000}
