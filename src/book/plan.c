@@ -11,12 +11,8 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 void ts_build_opts_init(ts_build_opts *o)

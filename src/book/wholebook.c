@@ -32,77 +32,14 @@ static void state_path(const ts_plan *p, int k, char *out)
 	ts_plan_path(p, name, out);
 }
 
-/* What --book takes, for its message: "a (what), b (what) and c (what)". */
-static int kinds_list(ts_buf *b)
-{
-	int rc = 0;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
-		rc = ts_buf_printf(b, "%s%s (%s)",
-		                   k == 0                  ? ""
-		                   : k + 1 < TS_BOOK_KINDS ? ", "
-		                                           : " and ",
-		                   ts_book_kinds[k].name, ts_book_kinds[k].what);
-	return rc;
-}
-
-/* --book's list into *bits: 0, or TS_EINVAL with err saying what is not
- * known. */
-static int parse_kinds(const char *list, unsigned *bits, ts_error *err)
-{
-	*bits = 0;
-	for (const char *s = list ? list : ""; *s;) {
-		size_t len = strcspn(s, ","), k = 0;
-		while (k < TS_BOOK_KINDS && !(strlen(ts_book_kinds[k].name) == len &&
-		                              memcmp(s, ts_book_kinds[k].name, len) == 0))
-			k++;
-		if (k < TS_BOOK_KINDS)
-			*bits |= 1u << k;
-		else if (!(len == 4 && memcmp(s, "none", 4) == 0)) {
-			ts_buf known = {0};
-			int rc = kinds_list(&known)
-			             ? ts_error_set(err, TS_ENOMEM, NULL)
-			             : ts_error_set(err, TS_EINVAL,
-			                            "--book takes a comma-separated list of %s, or "
-			                            "none, not '%.*s'",
-			                            known.data, (int)len, s);
-			ts_buf_free(&known);
-			return rc;
-		}
-		s += len + (s[len] == ',');
-	}
-	return 0;
-}
-
-/* "--book a, --book b or --book c": the kinds --cover goes with. */
-static int kinds_or(ts_buf *b)
-{
-	int rc = 0;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
-		rc = ts_buf_printf(b, "%s--book %s",
-		                   k == 0                  ? ""
-		                   : k + 1 < TS_BOOK_KINDS ? ", "
-		                                           : " or ",
-		                   ts_book_kinds[k].name);
-	return rc;
-}
-
 int ts_wholebook_check(ts_plan *p, ts_error *err)
 {
 	const char *cover = p->o.cover;
-	int rc = parse_kinds(p->o.book, &p->book_kinds, err);
+	int rc = ts_book_kinds_parse(p->o.book, &p->book_kinds, err);
 	if (rc)
 		return rc;
-	if (cover && !p->book_kinds) {
-		ts_buf kinds = {0};
-		rc = kinds_or(&kinds)
-		         ? ts_error_set(err, TS_ENOMEM, NULL)
-		         : ts_error_set(err, TS_EINVAL,
-		                        "--cover is the cover of the whole-book files: "
-		                        "it goes with %s",
-		                        kinds.data);
-		ts_buf_free(&kinds);
-		return rc;
-	}
+	if (cover && !p->book_kinds)
+		return ts_book_kinds_cover_error(err);
 	if (cover && (rc = ts_m4b_check_cover(cover, err)))
 		return rc;
 	for (int k = 0; k < TS_BOOK_KINDS; k++)

@@ -4,6 +4,10 @@
 #include "publish/epub.h"
 #include "publish/m4b.h"
 
+#include "base/util.h"
+
+#include <string.h>
+
 const ts_book_kind ts_book_kinds[] = {
     {"m4b", "m4b", "the whole book as one audio file with chapters", "book.m4b", 0, ts_m4b_make},
     {"epub", "epub", "a read-aloud EPUB 3: the text with the voice", "book.epub", 1, ts_epub_make},
@@ -11,3 +15,67 @@ const ts_book_kind ts_book_kinds[] = {
 
 _Static_assert(sizeof ts_book_kinds / sizeof ts_book_kinds[0] == TS_BOOK_KINDS,
                "TS_BOOK_KINDS is the number of rows of ts_book_kinds");
+
+/* What --book takes, for its message: "a (what), b (what) and c (what)". */
+static int kinds_list(ts_buf *b)
+{
+	int rc = 0;
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
+		rc = ts_buf_printf(b, "%s%s (%s)",
+		                   k == 0                  ? ""
+		                   : k + 1 < TS_BOOK_KINDS ? ", "
+		                                           : " and ",
+		                   ts_book_kinds[k].name, ts_book_kinds[k].what);
+	return rc;
+}
+
+int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err)
+{
+	*bits = 0;
+	for (const char *s = list ? list : ""; *s;) {
+		size_t len = strcspn(s, ","), k = 0;
+		while (k < TS_BOOK_KINDS && !(strlen(ts_book_kinds[k].name) == len &&
+		                              memcmp(s, ts_book_kinds[k].name, len) == 0))
+			k++;
+		if (k < TS_BOOK_KINDS)
+			*bits |= 1u << k;
+		else if (!(len == 4 && memcmp(s, "none", 4) == 0)) {
+			ts_buf known = {0};
+			int rc = kinds_list(&known)
+			             ? ts_error_set(err, TS_ENOMEM, NULL)
+			             : ts_error_set(err, TS_EINVAL,
+			                            "--book takes a comma-separated list of %s, or "
+			                            "none, not '%.*s'",
+			                            known.data, (int)len, s);
+			ts_buf_free(&known);
+			return rc;
+		}
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* "--book a, --book b or --book c": the kinds --cover goes with. */
+static int kinds_or(ts_buf *b)
+{
+	int rc = 0;
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
+		rc = ts_buf_printf(b, "%s--book %s",
+		                   k == 0                  ? ""
+		                   : k + 1 < TS_BOOK_KINDS ? ", "
+		                                           : " or ",
+		                   ts_book_kinds[k].name);
+	return rc;
+}
+
+int ts_book_kinds_cover_error(ts_error *err)
+{
+	ts_buf kinds = {0};
+	int rc = kinds_or(&kinds) ? ts_error_set(err, TS_ENOMEM, NULL)
+	                          : ts_error_set(err, TS_EINVAL,
+	                                         "--cover is the cover of the whole-book files: "
+	                                         "it goes with %s",
+	                                         kinds.data);
+	ts_buf_free(&kinds);
+	return rc;
+}

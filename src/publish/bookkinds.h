@@ -27,4 +27,13 @@ typedef struct ts_book_kind {
  * k is bit 1 << k of a set of kinds. */
 extern const ts_book_kind ts_book_kinds[TS_BOOK_KINDS];
 
+/* --book's comma-separated list of kind names (NULL or "none": no kind)
+ * into *bits (bit 1 << k for row k): 0, or TS_EINVAL with err naming
+ * what is not a kind and listing those that are, or TS_ENOMEM. */
+int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err);
+
+/* TS_EINVAL with err saying that --cover goes with one of the kinds (a
+ * --cover without --book), or TS_ENOMEM. */
+int ts_book_kinds_cover_error(ts_error *err);
+
 #endif

@@ -1,4 +1,4 @@
-/* text.c - the text and pinyin a book will be spoken with, for `tingshu
+/* preview.c - the text and pinyin a book will be spoken with, for `tingshu
  * text` and `tingshu pinyin`: each file through the same front end as a
  * build, its output written out instead of spoken. */
 #include "input/reader.h"
