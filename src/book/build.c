@@ -146,13 +146,41 @@ static void work_free(const ts_plan *p, work *w, size_t n)
 	free(w->todo);
 }
 
+/* How each chapter of the plan is made. */
+static ts_chapter_job chapter_job(const ts_plan *p)
+{
+	return (ts_chapter_job){.book = p->book,
+	                        .voice = &p->rd.voice,
+	                        .voicing = p->voicing.dialogue ? &p->voicing : NULL,
+	                        .lang = p->rd.lang,
+	                        .rate_factor = p->o.rate,
+	                        .format = p->fmt,
+	                        .master = p->mo,
+	                        .quality = p->o.quality,
+	                        .author = p->o.author,
+	                        .paths = p->paths,
+	                        .timing = p->timing_mask,
+	                        .owner_pid = (long)getpid()};
+}
+
+int ts_plan_due(ts_plan *p, size_t i, ts_record *old, int *had, ts_due *due, ts_error *err)
+{
+	ts_chapter_job job = chapter_job(p);
+	int rc = ts_chapter_key(&job, i, p->keys[i], err);
+	if (rc || !p->selected[i])
+		return rc;
+	*had = ts_record_read(p->o.outdir, p->names[i], old, NULL) == 1;
+	*due = ts_record_due(p->o.outdir, *had ? old : NULL, p->keys[i], p->o.force);
+	return 1;
+}
+
 /* The key of every chapter; of those selected, the ones to build: all
  * with --force, else those whose record is missing, has another key or
  * names files that are not there as they were.  A chapter that cannot be
  * read is an error of its own; one known to have nothing to speak (an
  * empty record of its key) is skipped again with its warning.  0, or
  * TS_ENOMEM. */
-static int plan_work(ts_plan *p, work *w, const ts_chapter_job *job, ts_error *err)
+static int plan_work(ts_plan *p, work *w, ts_error *err)
 {
 	size_t n = p->n;
 	p->keys = calloc(n, sizeof *p->keys);
@@ -165,18 +193,15 @@ static int plan_work(ts_plan *p, work *w, const ts_chapter_job *job, ts_error *e
 	}
 	for (size_t i = 0; i < n; i++) {
 		ts_error e = {0};
-		int rc;
-		if (ts_chapter_key(job, i, p->keys[i], &e)) {
-			if (p->selected[i]) {
-				diag(p, TS_ERROR, "%s", ts_error_msg(&e));
-				w->failed++;
-			}
-			continue;
+		ts_due due;
+		int had, rc = ts_plan_due(p, i, r, &had, &due, &e);
+		if (rc < 0 && p->selected[i]) {
+			diag(p, TS_ERROR, "%s", ts_error_msg(&e));
+			w->failed++;
 		}
-		if (!p->selected[i])
+		if (rc <= 0)
 			continue;
-		int had = ts_record_read(p->o.outdir, p->names[i], r, NULL) == 1;
-		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 && r->empty) {
+		if (due == TS_DUE_EMPTY) {
 			const ts_chapter *ch = ts_book_chapter(p->book, i);
 			diag(p, TS_WARNING,
 			     "%s:%ld: chapter \"%s\" has nothing to speak (no words, only "
@@ -185,8 +210,7 @@ static int plan_work(ts_plan *p, work *w, const ts_chapter_job *job, ts_error *e
 			w->empty++;
 			continue;
 		}
-		if (had && !p->o.force && strcmp(r->key, p->keys[i]) == 0 &&
-		    ts_record_files_ok(p->o.outdir, r)) {
+		if (due == TS_DUE_KEPT) {
 			w->kept++;
 			continue;
 		}
@@ -280,23 +304,6 @@ static int land_chapter(const void *ud, const ts_landing *l, ts_error *err)
 	return ts_folder_land(ud, l, err);
 }
 
-/* How each chapter of the plan is made. */
-static ts_chapter_job chapter_job(const ts_plan *p)
-{
-	return (ts_chapter_job){.book = p->book,
-	                        .voice = &p->rd.voice,
-	                        .voicing = p->voicing.dialogue ? &p->voicing : NULL,
-	                        .lang = p->rd.lang,
-	                        .rate_factor = p->o.rate,
-	                        .format = p->fmt,
-	                        .master = p->mo,
-	                        .quality = p->o.quality,
-	                        .author = p->o.author,
-	                        .paths = p->paths,
-	                        .timing = p->timing_mask,
-	                        .owner_pid = (long)getpid()};
-}
-
 /* The job of the worker pool for the chapters of w. */
 static ts_workers_job pool_job(const ts_plan *p, const work *w)
 {
@@ -371,8 +378,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	if (rc)
 		return rc;
 	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
-	ts_chapter_job job = chapter_job(p);
-	if ((rc = plan_work(p, &w, &job, err)) || (rc = ts_wholebook_plan(p, err)))
+	if ((rc = plan_work(p, &w, err)) || (rc = ts_wholebook_plan(p, err)))
 		goto out;
 	sum->kept = w.kept;
 	/* A book being built again says so before anything changes; if it

@@ -66,6 +66,13 @@ int ts_wholebook_plan(ts_plan *p, ts_error *err);
  * filled. */
 int ts_wholebook_update(ts_plan *p, ts_error *err);
 
+/* Chapter i's key into p->keys[i] (p->keys holds one per chapter) and,
+ * when this build is asked for it (--chapters, --shard), what it does
+ * with it (ts_record_due() of its record, read into *old; *had says
+ * whether there is one): 1 with *due set, 0 when it is not asked for, or
+ * a negative code with err filled when its text cannot be read. */
+int ts_plan_due(ts_plan *p, size_t i, ts_record *old, int *had, ts_due *due, ts_error *err);
+
 /* outdir/name into out (at least PATH_MAX bytes). */
 void ts_plan_path(const ts_plan *p, const char *name, char *out);
 

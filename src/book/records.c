@@ -193,6 +193,15 @@ int ts_record_files_ok(const char *outdir, const ts_record *r)
 	return r->nfiles > 0;
 }
 
+ts_due ts_record_due(const char *outdir, const ts_record *r, const char *key, int force)
+{
+	if (!r || force || strcmp(r->key, key) != 0)
+		return TS_DUE_BUILD;
+	if (r->empty)
+		return TS_DUE_EMPTY;
+	return ts_record_files_ok(outdir, r) ? TS_DUE_KEPT : TS_DUE_BUILD;
+}
+
 void ts_record_remove(const char *outdir, const char *audio)
 {
 	ts_buf path = {0};

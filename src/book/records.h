@@ -63,6 +63,14 @@ int ts_record_read_at(const char *path, ts_record *r, ts_error *err);
 /* Are the files of r all in outdir, at the sizes it recorded? */
 int ts_record_files_ok(const char *outdir, const ts_record *r);
 
+/* What a build does with a chapter whose key is key, given its record
+ * r (NULL: none) in outdir: keep it when r has that key and names files
+ * that are all there at their recorded sizes, skip it again when r has
+ * that key and says it has nothing to speak, else build it; with force,
+ * always build it. */
+typedef enum ts_due { TS_DUE_BUILD, TS_DUE_KEPT, TS_DUE_EMPTY } ts_due;
+ts_due ts_record_due(const char *outdir, const ts_record *r, const char *key, int force);
+
 /* Remove the record of audio (not its files). */
 void ts_record_remove(const char *outdir, const char *audio);
 
