@@ -4,8 +4,10 @@
  * records and settings (ts_plan_due: a chapter with no record, a record
  * of another key or of files no longer there as they were is built; one
  * whose record holds its key and files is kept; --force builds all; a
- * changed setting changes every key), and the whole-book files' keys and
- * whether the folder holds them (ts_wholebook_plan).
+ * changed setting changes every key), the whole-book files' keys and
+ * whether the folder holds them (ts_wholebook_plan), and what a build
+ * removes: only files a record names, never the user's, never a file a
+ * chapter of the plan makes (ts_folder_remove_stale, _superseded).
  * Usage: test_plan VOICES_DIR BOOK.txt SCRATCHDIR */
 #include "book/plan.h"
 
@@ -278,6 +280,76 @@ static void test_wholebook_keys(void)
 	ts_plan_free(p);
 }
 
+static int present(const char *name)
+{
+	char path[PATH_MAX + 300];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", out, name);
+	return lstat(path, &st) == 0;
+}
+
+static void put(const char *name)
+{
+	char path[PATH_MAX + 300];
+	snprintf(path, sizeof path, "%s/%s", out, name);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("x", f);
+		fclose(f);
+	}
+}
+
+static void test_removed(void)
+{
+	ts_plan *p = plan_with(no_set);
+	if (!p)
+		return;
+	/* A chapter of an earlier version of the book, no longer in it: its
+	 * recorded files go, and its record; the user's file beside them,
+	 * and a file of the same name as a timing file the plan makes,
+	 * stay. */
+	ts_record r = {.nfiles = 3};
+	memcpy(r.key, "0123456789abcdef0123456789abcdef", TS_HASH_HEX);
+	snprintf(r.files[0], TS_RECORD_NAME, "009-old.wav");
+	snprintf(r.files[1], TS_RECORD_NAME, "009-old.srt");
+	snprintf(r.files[2], TS_RECORD_NAME, "%s", p->timing[0][0]); /* 001-....srt */
+	put("009-old.wav");
+	put("009-old.srt");
+	put("009-old.txt"); /* the user's */
+	put(p->timing[0][0]);
+	ts_error err = {0};
+	char *rec = ts_record_file(out, "009-old.wav");
+	char *tmp = rec ? ts_temp_name(rec, (long)getpid()) : NULL;
+	CHECK(ts_record_write(out, "009-old.wav", &r, (long)getpid(), &err) == 0);
+	CHECK(tmp && ts_commit_files(&tmp, &rec, 1, (long)getpid(), &err) == 0);
+	free(tmp);
+	free(rec);
+	ts_folder_remove_stale(p);
+	CHECK(!present("009-old.wav") && !present("009-old.srt"));
+	CHECK(!present(".tingshu/chapters/009-old.wav.rec"));
+	CHECK(present("009-old.txt"));
+	CHECK(present(p->timing[0][0]));
+	/* The chapters of the plan keep their records (test_due's). */
+	CHECK(present(".tingshu/chapters/001-第一章_出门.wav.rec"));
+
+	/* A chapter built again that no longer makes a file of its old
+	 * record (a timing format dropped): that file goes, the others stay;
+	 * one that now has nothing to speak loses them all. */
+	ts_record old = {.nfiles = 3};
+	snprintf(old.files[0], TS_RECORD_NAME, "%s", p->names[1]);
+	snprintf(old.files[1], TS_RECORD_NAME, "%s", p->timing[1][0]);
+	snprintf(old.files[2], TS_RECORD_NAME, "002-第二章_路上.lrc");
+	put(p->names[1]);
+	put(p->timing[1][0]);
+	put("002-第二章_路上.lrc");
+	ts_folder_remove_superseded(p, 1, &old, 0);
+	CHECK(present(p->names[1]) && present(p->timing[1][0]));
+	CHECK(!present("002-第二章_路上.lrc"));
+	ts_folder_remove_superseded(p, 1, &old, 1);
+	CHECK(!present(p->names[1]) && !present(p->timing[1][0]));
+	ts_plan_free(p);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -296,6 +368,7 @@ int main(int argc, char **argv)
 	test_names_and_selection();
 	test_due();
 	test_wholebook_keys();
+	test_removed();
 	if (check_failures)
 		fprintf(stderr, "test_plan: %d checks failed\n", check_failures);
 	return check_failures ? 1 : 0;
