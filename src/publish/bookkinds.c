@@ -16,16 +16,18 @@ const ts_book_kind ts_book_kinds[] = {
 _Static_assert(sizeof ts_book_kinds / sizeof ts_book_kinds[0] == TS_BOOK_KINDS,
                "TS_BOOK_KINDS is the number of rows of ts_book_kinds");
 
-/* What --book takes, for its message: "a (what), b (what) and c (what)". */
-static int kinds_list(ts_buf *b)
+/* The kinds for a message, joined with ", " and, before the last, last:
+ * "a (what), b (what) and c (what)" with their descriptions, or "--book a,
+ * --book b or --book c" without. */
+static int kinds_joined(ts_buf *b, const char *last, int with_what)
 {
 	int rc = 0;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
-		rc = ts_buf_printf(b, "%s%s (%s)",
-		                   k == 0                  ? ""
-		                   : k + 1 < TS_BOOK_KINDS ? ", "
-		                                           : " and ",
-		                   ts_book_kinds[k].name, ts_book_kinds[k].what);
+	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++) {
+		const char *sep = k == 0 ? "" : k + 1 < TS_BOOK_KINDS ? ", " : last;
+		rc = with_what ? ts_buf_printf(b, "%s%s (%s)", sep, ts_book_kinds[k].name,
+		                               ts_book_kinds[k].what)
+		               : ts_buf_printf(b, "%s--book %s", sep, ts_book_kinds[k].name);
+	}
 	return rc;
 }
 
@@ -41,7 +43,7 @@ int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err)
 			*bits |= 1u << k;
 		else if (!(len == 4 && memcmp(s, "none", 4) == 0)) {
 			ts_buf known = {0};
-			int rc = kinds_list(&known)
+			int rc = kinds_joined(&known, " and ", 1)
 			             ? ts_error_set(err, TS_ENOMEM, NULL)
 			             : ts_error_set(err, TS_EINVAL,
 			                            "--book takes a comma-separated list of %s, or "
@@ -55,27 +57,15 @@ int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err)
 	return 0;
 }
 
-/* "--book a, --book b or --book c": the kinds --cover goes with. */
-static int kinds_or(ts_buf *b)
-{
-	int rc = 0;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++)
-		rc = ts_buf_printf(b, "%s--book %s",
-		                   k == 0                  ? ""
-		                   : k + 1 < TS_BOOK_KINDS ? ", "
-		                                           : " or ",
-		                   ts_book_kinds[k].name);
-	return rc;
-}
-
 int ts_book_kinds_cover_error(ts_error *err)
 {
 	ts_buf kinds = {0};
-	int rc = kinds_or(&kinds) ? ts_error_set(err, TS_ENOMEM, NULL)
-	                          : ts_error_set(err, TS_EINVAL,
-	                                         "--cover is the cover of the whole-book files: "
-	                                         "it goes with %s",
-	                                         kinds.data);
+	int rc = kinds_joined(&kinds, " or ", 0)
+	             ? ts_error_set(err, TS_ENOMEM, NULL)
+	             : ts_error_set(err, TS_EINVAL,
+	                            "--cover is the cover of the whole-book files: "
+	                            "it goes with %s",
+	                            kinds.data);
 	ts_buf_free(&kinds);
 	return rc;
 }
