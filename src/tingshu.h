@@ -138,7 +138,8 @@ typedef struct ts_build_summary {
  * failed were reported to diag as errors: sum->failed), TS_ECANCELED when *cancel was set (the
  * unfinished files are removed), or another code with err filled (the
  * output folder cannot be written, already holds an audiobook without
- * force: TS_EEXIST, ...). */
+ * force: TS_EEXIST, ...).  *sum is filled whatever it returns: what the
+ * build did before it stopped. */
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err);
 
 /* ---- the spoken text ------------------------------------------------ */

@@ -19,6 +19,37 @@ const char *ts_strerror(int code)
 	return "unknown error";
 }
 
+/* The start of the character at or before s[i] (i < len of s). */
+static size_t char_start(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
+size_t ts_text_fit(const char *text, char *out, size_t outsz)
+{
+	static const char gap[] = "…";
+	size_t n = strlen(text), g = sizeof gap - 1;
+	if (n < outsz || outsz < 4 * g) {
+		n = n < outsz ? n : char_start(text, outsz - 1);
+		memcpy(out, text, n);
+		out[n] = '\0';
+		return n;
+	}
+	/* A quarter for the head, the rest for the tail: the reason and
+	 * what to do come last. */
+	size_t room = outsz - 1 - g, head = char_start(text, room / 4);
+	size_t from = n - (room - head);
+	while (from < n && ((unsigned char)text[from] & 0xC0) == 0x80)
+		from++;
+	memcpy(out, text, head);
+	memcpy(out + head, gap, g);
+	memcpy(out + head + g, text + from, n - from);
+	out[head + g + n - from] = '\0';
+	return head + g + n - from;
+}
+
 int ts_error_set(ts_error *e, int code, const char *fmt, ...)
 {
 	if (!e)
@@ -28,10 +59,12 @@ int ts_error_set(ts_error *e, int code, const char *fmt, ...)
 		snprintf(e->msg, sizeof e->msg, "%s", ts_strerror(code));
 		return code;
 	}
+	char text[TS_MSG_MAX]; /* on the stack: errors of memory run short too */
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	ts_text_fit(text, e->msg, sizeof e->msg);
 	return code;
 }
 
@@ -39,20 +72,17 @@ int ts_error_prefix(ts_error *e, const char *fmt, ...)
 {
 	if (!e)
 		return 0;
-	char head[512], old[sizeof e->msg];
+	char text[TS_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(head, sizeof head, fmt, ap);
+	int h = vsnprintf(text, sizeof text - sizeof e->msg - 2, fmt, ap);
 	va_end(ap);
-	snprintf(old, sizeof old, "%s", ts_error_msg(e));
-	size_t h = strlen(head);
-	if (h + 2 >= sizeof e->msg)
-		h = sizeof e->msg - 3;
-	memcpy(e->msg, head, h);
-	memcpy(e->msg + h, ": ", 2);
-	size_t rest = sizeof e->msg - h - 3, n = strlen(old);
-	memcpy(e->msg + h + 2, old, n < rest ? n : rest);
-	e->msg[h + 2 + (n < rest ? n : rest)] = '\0';
+	if (h < 0)
+		h = 0;
+	if ((size_t)h >= sizeof text - sizeof e->msg - 2)
+		h = (int)strlen(text);
+	snprintf(text + h, sizeof text - (size_t)h, ": %s", ts_error_msg(e));
+	ts_text_fit(text, e->msg, sizeof e->msg);
 	return e->code;
 }
 

@@ -71,6 +71,17 @@ int ts_error_retryable(int code);
 /* The message of e: its text, or the code's message when it has none. */
 const char *ts_error_msg(const ts_error *e);
 
+/* text into out (outsz > 0; always NUL-terminated): whole when it fits,
+ * else its head and its tail joined by "…", each cut between characters,
+ * so that a message keeps what it is about (at its start) and its reason
+ * (at its end) however long the paths between them are.  Returns the
+ * length of out. */
+size_t ts_text_fit(const char *text, char *out, size_t outsz);
+
+/* How long a message may be before ts_error_set() and the diagnostics
+ * fit it (ts_text_fit) into their buffers: several paths of PATH_MAX. */
+#define TS_MSG_MAX 16384
+
 /* How serious a diagnostic is. */
 typedef enum ts_level {
 	TS_WARNING = 0, /* the work goes on; the result may lack something */

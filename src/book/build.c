@@ -27,7 +27,7 @@ static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
 
 static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
 {
-	char msg[2048];
+	char msg[TS_MSG_MAX];
 	va_list ap;
 	if (!p->diag)
 		return;
@@ -59,6 +59,8 @@ typedef struct progress {
 	int rate;
 	double t0; /* ts_seconds() at the start */
 	ts_chapter_result *results;
+	size_t built; /* chapters made (what an interrupted build says it did) */
+	uint64_t built_samples;
 } progress;
 
 /* Where the build is, for the caller's progress line. */
@@ -113,6 +115,8 @@ static void on_event(void *ud, const ts_worker_event *ev)
 		p->chapters_done++;
 		p->done_chars += ts_book_chapter(p->plan->book, i)->chars;
 		p->done_samples += ev->samples;
+		p->built += r->err.code == 0;
+		p->built_samples += r->err.code == 0 ? r->samples : 0;
 		if (r->err.code == 0)
 			diag(p->plan, TS_INFO,
 			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
@@ -346,6 +350,8 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 	ts_workers_job job = pool_job(p, w);
 	rc = ts_workers_run(&job, prog.results, &stats, on_event, &prog, err);
 	if (p->o.cancel && *p->o.cancel) {
+		sum->built = prog.built; /* its summary says what it made */
+		sum->audio_s = prog.rate ? (double)prog.built_samples / prog.rate : 0;
 		rc = ts_error_set(err, TS_ECANCELED, "interrupted; unfinished files removed");
 		goto out;
 	}
@@ -393,12 +399,12 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	/* The whole-book files once the book is whole. */
 	if (complete && (rc = ts_wholebook_update(p, err)))
 		goto out;
+	sum->complete = complete;
+out: /* the summary, as far as the build went: a failed book has one too */
 	sum->chapters -= w.empty;
 	sum->failed = w.failed;
 	sum->retry = w.retry;
-	sum->complete = complete;
 	sum->elapsed_s = ts_seconds() - t0;
-out:
 	ts_folder_sweep(p, (long)getpid());
 	work_free(p, &w, p->n);
 	return rc;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The lock file of name into out; -1 when the path is too long.  On the
@@ -47,18 +48,26 @@ static int holder_gone(const char *path, char *who, size_t whosz)
 
 /* Make the lock at path hold "PID HOST": written under a temporary name,
  * then linked to its name, which fails when the lock exists, so that a
- * lock is never seen half-written.  0, -1 with errno. */
-static int lock_create(const char *path, const char *host)
+ * lock is never seen half-written.  0, -1 with errno; -2 when something
+ * is already at the temporary name (it is this build's own: no build
+ * made it), which is then said in taken. */
+static int lock_create(const char *path, const char *host, char *taken, size_t takensz)
 {
 	char *tmp = ts_temp_name(path, (long)getpid());
 	int rc = -1, e = ENOMEM;
+	struct stat st;
 	if (!tmp)
 		goto out;
 	int fd = ts_create_excl(tmp);
-	if (fd < 0) {
-		e = errno;
-		goto out;
+	if (fd < 0 && (e = errno) == EEXIST && lstat(tmp, &st) == 0) {
+		snprintf(taken, takensz, "%s: %s is at the lock's temporary name", tmp,
+		         S_ISLNK(st.st_mode)   ? "a symbolic link"
+		         : S_ISDIR(st.st_mode) ? "a directory"
+		                               : "a file tingshu did not make");
+		rc = -2;
 	}
+	if (fd < 0)
+		goto out;
 	char text[320];
 	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
 	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
@@ -77,15 +86,21 @@ out:
 
 int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 {
-	char path[PATH_MAX], host[64], who[600] = "";
-	int rc = 0;
+	char path[PATH_MAX], host[64], who[600] = "", taken[PATH_MAX + 80];
+	int rc = 0, made;
 	if (lock_path(path, outdir, name))
 		return ts_error_set(err, TS_EINVAL, "%s: the output folder's path is too long",
 		                    outdir);
 	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
-		if (lock_create(path, host) == 0)
+		if ((made = lock_create(path, host, taken, sizeof taken)) == 0)
 			goto out;
+		if (made == -2) {
+			rc = ts_error_set(
+			    err, TS_EEXIST,
+			    "%s; tingshu does not touch what it did not make: remove it", taken);
+			goto out;
+		}
 		if (errno != EEXIST) {
 			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s", path,
 			                  strerror(errno));

@@ -6,6 +6,7 @@
 #include "tingshu.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,7 +39,7 @@ static void clear_progress(void)
 /* Every message: what it quotes of the input is made safe to show. */
 static void __attribute__((format(printf, 2, 3))) msg(const char *kind, const char *fmt, ...)
 {
-	char text[4096], shown[4096];
+	char text[TS_MSG_MAX], shown[4 * TS_MSG_MAX]; /* \xHH: 4 bytes a byte */
 	va_list ap;
 	clear_progress();
 	va_start(ap, fmt);
@@ -399,15 +400,16 @@ static int cmd_build(const command *c, int argc, char **argv)
 	if (rc) {
 		msg("error", "%s", ts_error_msg(&err));
 		status = status_of(rc);
-	} else {
+	} else if (sum.failed) {
 		/* 75 when a retry may cure every failure: engines retry it. */
-		if (sum.failed)
-			status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
-		char line[1024];
-		cli_summary_text(&sum, build_opts.outdir, line, sizeof line);
-		if (!flags.quiet)
-			msg("", "%s", line);
+		status = sum.retry == sum.failed && !status ? EXIT_RETRY : EXIT_FAILED;
 	}
+	/* Every book ends with its summary line, success or not: job logs
+	 * grep for it. */
+	char line[PATH_MAX + 256];
+	cli_summary_text(&sum, rc, build_opts.outdir, line, sizeof line);
+	if (!flags.quiet)
+		msg("", "%s", line);
 	ts_plan_free(plan);
 	return status;
 }

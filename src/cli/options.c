@@ -13,7 +13,7 @@ enum { OPTS_MAX = 64, HELP_COLUMN = 25, HELP_WIDTH = 79 };
 
 int usage_error(const char *cmd, const char *fmt, ...)
 {
-	char text[2048], shown[2048];
+	char text[TS_MSG_MAX], shown[4 * TS_MSG_MAX]; /* \xHH: 4 bytes a byte */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
@@ -24,13 +24,28 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+/* Is s a decimal number: a sign, digits, a point and digits?  strtod
+ * also takes hexadecimal (0x10, 0x1p1), exponents, inf and nan, which no
+ * option means. */
+static int decimal(const char *s)
+{
+	size_t digits = 0;
+	s += *s == '-' || *s == '+';
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	return digits && !*s;
+}
+
 int opt_number(const opt *o, const char *value, double *out, char *why, size_t whysz)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(value, &end);
 	int whole = o->kind == OPT_INT;
-	if (errno || *end || end == value || !(v >= o->lo && v <= o->hi) ||
+	if (errno || *end || end == value || !decimal(value) || !(v >= o->lo && v <= o->hi) ||
 	    (whole && v != floor(v))) {
 		snprintf(why, whysz, "--%s takes %s from %g to %g%s, not '%s'", o->name, o->what,
 		         o->lo, o->hi, o->unit ? o->unit : "", value);

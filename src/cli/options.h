@@ -60,7 +60,8 @@ typedef struct opt_block {
  * reported for cmd. */
 int opt_parse(const char *cmd, int argc, char **argv, const opt_block *blocks, size_t nblocks);
 
-/* A number from lo to hi in o's message shape; 0, or -1 with the message
+/* A decimal number (digits, a point, a sign: no hexadecimal, exponent,
+ * inf or nan) from lo to hi in o's message shape; 0, or -1 with the message
  * in why. */
 int opt_number(const opt *o, const char *value, double *out, char *why, size_t whysz);
 

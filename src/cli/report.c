@@ -33,11 +33,14 @@ void cli_progress_text(const ts_progress *p, char *out, size_t sz)
 	         p->chapters, audio, fin, eta);
 }
 
-void cli_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz)
+void cli_summary_text(const ts_build_summary *s, int rc, const char *outdir, char *out, size_t sz)
 {
 	char audio[64], took[64], kept[64] = "", failed[64] = "";
-	if (s->built == 0 && s->failed == 0) {
-		snprintf(out, sz, "%zu chapters up to date in %s", s->kept, outdir);
+	const char *end = !rc                  ? ""
+	                  : rc == TS_ECANCELED ? "; interrupted"
+	                                       : "; the book is not finished (the error above)";
+	if (s->built == 0 && s->failed == 0 && (!rc || s->kept)) {
+		snprintf(out, sz, "%zu chapters up to date in %s%s", s->kept, outdir, end);
 		return;
 	}
 	cli_duration_text(s->audio_s, audio, sizeof audio);
@@ -46,6 +49,6 @@ void cli_summary_text(const ts_build_summary *s, const char *outdir, char *out, 
 		snprintf(kept, sizeof kept, ", %zu up to date", s->kept);
 	if (s->failed)
 		snprintf(failed, sizeof failed, ", %zu failed", s->failed);
-	snprintf(out, sz, "built %zu of %zu chapters (%s of audio)%s%s in %s into %s", s->built,
-	         s->chapters, audio, kept, failed, took, outdir);
+	snprintf(out, sz, "built %zu of %zu chapters (%s of audio)%s%s in %s into %s%s", s->built,
+	         s->chapters, audio, kept, failed, took, outdir, end);
 }

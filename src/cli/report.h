@@ -18,7 +18,9 @@ void cli_progress_text(const ts_progress *p, char *out, size_t sz);
 /* The closing line of a build into outdir, cut to fit out: "built 3 of 40
  * chapters (1 h 02 min of audio), 37 up to date in 1 min 05 s into out",
  * with ", 2 failed" before " in" when chapters failed, or "40 chapters up
- * to date in out".  Job logs grep for it: keep its shape. */
-void cli_summary_text(const ts_build_summary *s, const char *outdir, char *out, size_t sz);
+ * to date in out".  A build that ended in error rc (not 0) has one too,
+ * ending "; interrupted" (TS_ECANCELED) or "; the book is not finished
+ * (the error above)".  Job logs grep for it: keep its shape. */
+void cli_summary_text(const ts_build_summary *s, int rc, const char *outdir, char *out, size_t sz);
 
 #endif

@@ -34,13 +34,13 @@ struct ts_book {
 
 void ts_book_diag(ts_book *b, ts_level level, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[TS_MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	if (level)
-		snprintf(b->errmsg, sizeof b->errmsg, "%s", msg);
+		ts_text_fit(msg, b->errmsg, sizeof b->errmsg);
 	if (b->diag)
 		b->diag(b->ud, level, msg);
 }
@@ -236,7 +236,7 @@ void ts_book_drop_temp(ts_book *b)
 
 void ts_intake_warn(ts_intake *in, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[TS_MSG_MAX];
 	va_list ap;
 	if (++in->warned > TS_INTAKE_WARNINGS_MAX)
 		return;

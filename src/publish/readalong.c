@@ -85,7 +85,7 @@ static void warn(ts_diag_fn diag, void *ud, const char *fmt, ...)
 
 static void warn(ts_diag_fn diag, void *ud, const char *fmt, ...)
 {
-	char m[1024];
+	char m[TS_MSG_MAX];
 	va_list ap;
 	if (!diag)
 		return;

@@ -66,7 +66,8 @@
  * inside text too, except that a run of dashes becomes one ——.  Runs of
  * one or two stay inside text (——, ~, -5, 约翰·史密斯).  Not symbols for
  * this purpose: … and ⋯ (a line "……" is a meaningful pause), ． . and 。,
- * ○ (a zero in 二○○八), × (××× is "so-and-so"), < and >.
+ * ○ (a zero in 二○○八), × (××× is "so-and-so"), < and >, and emoji
+ * (U+1F000-U+1FAFF), which the normalizer counts in its warning.
  *
  * Streaming.  All of this works on the pieces of a line with bounded
  * state, so a piece boundary changes nothing, with two approximations: a
@@ -272,6 +273,10 @@ static int is_deco(uint32_t cp)
 	if (cp < 0x80)
 		return cp > ' ' && strchr("*-=~_#+^|/\\", (int)cp) != NULL;
 	if (is_bmp_han(cp))
+		return 0;
+	/* Emoji and pictographs are not decoration, however many: they go on
+	 * to the normalizer, which counts each one the voice cannot read. */
+	if (cp >= 0x1F000 && cp <= 0x1FAFF)
 		return 0;
 	switch (cp) {
 	case 0xD7:   /* × */

@@ -1,7 +1,8 @@
 /* test_error.c - base/error: messages made safe to show on a terminal
  * (ts_diag_escape): controls, bidirectional overrides and bytes that are
  * not UTF-8 escaped, everything else kept, and a message cut between
- * characters when it does not fit. */
+ * characters when it does not fit; a message too long for its buffer
+ * keeps its start and its end (ts_text_fit, ts_error_set). */
 #include "base/error.h"
 
 #include "check.h"
@@ -18,8 +19,47 @@ static void escaped(const char *in, size_t sz, const char *want)
 	}
 }
 
+/* ts_text_fit(in) into sz bytes is want. */
+static void fitted(const char *in, size_t sz, const char *want)
+{
+	char out[256];
+	size_t n = ts_text_fit(in, out, sz);
+	if (strcmp(out, want) != 0 || n != strlen(want)) {
+		fprintf(stderr, "ts_text_fit(\"%s\", %zu): \"%s\", want \"%s\"\n", in, sz, out,
+		        want);
+		check_failures++;
+	}
+}
+
+/* An error whose message is made of a path of 6,000 bytes keeps its
+ * reason; so does one prefixed with such a path. */
+static void long_paths(void)
+{
+	char path[6001];
+	memset(path, 'd', 6000);
+	path[6000] = '\0';
+	ts_error e = {0};
+	ts_error_set(&e, TS_ENOSPC, "%s/001.wav: cannot write: No space left on device", path);
+	const char *m = ts_error_msg(&e), *tail = "/001.wav: cannot write: No space left on device";
+	CHECK(strlen(m) < sizeof e.msg && strncmp(m, "ddd", 3) == 0);
+	CHECK(strstr(m, "…") && strcmp(m + strlen(m) - strlen(tail), tail) == 0);
+	ts_error_set(&e, TS_EIO, "cannot rename: Is a directory");
+	ts_error_prefix(&e, "%s/index.html", path);
+	m = ts_error_msg(&e);
+	CHECK(e.code == TS_EIO && strncmp(m, "ddd", 3) == 0);
+	tail = "/index.html: cannot rename: Is a directory";
+	CHECK(strcmp(m + strlen(m) - strlen(tail), tail) == 0);
+}
+
 int main(void)
 {
+	/* What fits is kept whole; what does not keeps a quarter of its
+	 * room at the start and the rest at the end, cut between characters. */
+	fitted("abc", 4, "abc");
+	fitted("abcdefghijklmnopqrstuvwxyz", 17, "abc…qrstuvwxyz");
+	fitted("第一章第二章第三章第四章", 20, "第…章第四章");
+	fitted("abcdef", 3, "ab");
+	long_paths();
 	/* Text, Chinese and punctuation as they are. */
 	escaped("a.txt:3: 第一章 “引号”《书名》…", 256, "a.txt:3: 第一章 “引号”《书名》…");
 	/* ESC of a colour change, and the other C0 controls and DEL. */
