@@ -3,7 +3,8 @@
 # lines well within 20 s, where every line used to be compared with every
 # name before it); a garbage cast file gives the first 20 warnings and then
 # how many more, as the text's do; a voice that does not exist (cmn-fX,
-# ../x, /etc/passwd) is an error naming FILE:LINE, not a pool voice.
+# ../x, /etc/passwd) is an error naming FILE:LINE, not a pool voice; a
+# stop signal while a long cast file is read stops it.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
@@ -27,6 +28,23 @@ LC_ALL=C awk 'BEGIN {
 run 0 big timeout -k 5 20 "$TINGSHU" speakers --cast big.txt book/book.txt
 grep -q "	刘备	“吾乃汉室宗亲。”" "$RUN_OUT" || fail "big cast: 刘备 not read: $(head -c 300 "$RUN_OUT")"
 [ -s "$RUN_ERR" ] && fail "big cast: warnings: $(head -c 300 "$RUN_ERR")"
+
+# A stop signal while a cast file is read stops it: 1,000,000 lines (four
+# characters a name), SIGTERM after half a second; SIGKILL 5 s later
+# would be needed if it were not seen.
+LC_ALL=C awk 'BEGIN {
+	s = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥金木水火土日月星山川江河湖海风云雷电春夏秋冬东西南北"
+	n = length(s) / 3
+	for (i = 0; i < 1000000; i++)
+		printf "%s%s%s%s\tcmn-m1\n", substr(s, 3 * int(i / n / n / n) + 1, 3),
+		       substr(s, 3 * (int(i / n / n) % n) + 1, 3), substr(s, 3 * (int(i / n) % n) + 1, 3),
+		       substr(s, 3 * (i % n) + 1, 3)
+}' >huge.txt
+start=$(date +%s)
+run any term timeout -k 5 0.5 "$TINGSHU" speakers --cast huge.txt book/book.txt
+[ "$RC" -eq 137 ] && fail "term: SIGTERM not seen while the cast file was read (killed)"
+[ $(($(date +%s) - start)) -le 4 ] || fail "term: $(($(date +%s) - start)) s after SIGTERM"
+rm -f huge.txt
 
 # Garbage: 100 lines without a TAB; 20 warnings, then the count of the rest.
 for i in $(seq 100); do echo "garbage line $i"; done >garbage.txt
