@@ -183,7 +183,8 @@ static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_erro
 	ts_dialogue *dl = ts_dialogue_new(ts_lang_words(p->rd.lang, TS_WORDS_DIALOGUE));
 	if (!dl)
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->diag, p->ud, err);
+	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->o.read.voices_dir, p->o.cancel,
+	                      p->diag, p->ud, err);
 	if (rc < 0 || p->o.dialogue == TS_DIALOGUE_NARRATOR ||
 	    (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
 		ts_dialogue_free(dl);

@@ -82,14 +82,42 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 	return rc;
 }
 
+/* A cast's voice that is not there (a preset or a path to one) is a
+ * mistake in the cast, as an unknown preset's name is. */
+static int voice_ok(void *ud, const char *voice, ts_error *err)
+{
+	if (ts_voice_cache_get(ud, voice, err))
+		return 0;
+	if (err->code == TS_ENOENT)
+		err->code = TS_EVOICE;
+	return err->code;
+}
+
+/* Read the cast file path, its voices checked against the presets of
+ * voices_dir. */
+static int cast_read(ts_dialogue *dl, const char *path, const char *voices_dir,
+                     volatile sig_atomic_t *cancel, ts_diag_fn diag, void *ud, ts_error *err)
+{
+	char dir[PATH_MAX];
+	int rc = ts_reading_voices_dir(voices_dir, dir, sizeof dir, err);
+	if (rc)
+		return rc;
+	ts_voice_cache *vc = ts_voice_cache_new(dir);
+	if (!vc)
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	const ts_cast_check chk = {voice_ok, vc, cancel, diag, ud};
+	rc = ts_dialogue_cast_file(dl, path, &chk, err);
+	ts_voice_cache_free(vc);
+	return rc ? rc : 1;
+}
+
 int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t nfiles,
-                 ts_diag_fn diag, void *ud, ts_error *err)
+                 const char *voices_dir, volatile sig_atomic_t *cancel, ts_diag_fn diag, void *ud,
+                 ts_error *err)
 {
 	char path[PATH_MAX];
-	if (cast) {
-		int rc = ts_dialogue_cast_file(dl, cast, diag, ud, err);
-		return rc ? rc : 1;
-	}
+	if (cast)
+		return cast_read(dl, cast, voices_dir, cancel, diag, ud, err);
 	if (!nfiles || strcmp(files[0], "-") == 0)
 		return 0;
 	const char *slash = strrchr(files[0], '/');
@@ -97,8 +125,7 @@ int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t n
 	         files[0]);
 	if (access(path, F_OK) != 0)
 		return 0;
-	int rc = ts_dialogue_cast_file(dl, path, diag, ud, err);
-	return rc ? rc : 1;
+	return cast_read(dl, path, voices_dir, cancel, diag, ud, err);
 }
 
 int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud)
@@ -137,7 +164,7 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	if ((rc = ts_cast_load(dl, o->cast, files, nfiles, diag, ud, err)) < 0)
+	if ((rc = ts_cast_load(dl, o->cast, files, nfiles, NULL, o->cancel, diag, ud, err)) < 0)
 		goto out;
 	rc = 0;
 	ts_book_set_cancel(b, o->cancel);

@@ -5,6 +5,7 @@
 #include "input/epubread.h"
 
 #include "base/util.h"
+#include "text/encoding.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -57,6 +58,7 @@ typedef struct reader {
 	ts_epub_book *book;
 	int open; /* a chapter is open */
 	int rc;
+	char xml_why[400]; /* what the XML parser last found wrong, "FILE:LINE: what" */
 } reader;
 
 /* ---- small helpers -------------------------------------------------- */
@@ -251,17 +253,31 @@ static int read_entry(reader *r, const char *name, char **data, size_t *n, size_
 	return 0;
 }
 
+/* An XML document of the EPUB, read leniently; what was wrong with it (a
+ * depth or entity limit, a tag left open) kept in r->xml_why for when what
+ * could be read of it is not enough. */
 static xmlDoc *parse_xml(reader *r, const char *name)
 {
 	char *data;
 	size_t n;
 	if (read_entry(r, name, &data, &n, TS_EPUB_ENTRY_MAX))
 		return NULL;
-	xmlDoc *d = xmlReadMemory(data, (int)n, name, NULL,
-	                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-	                              XML_PARSE_RECOVER);
+	xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+	xmlDoc *d = ctxt ? xmlCtxtReadMemory(ctxt, data, (int)n, name, NULL,
+	                                     XML_PARSE_NONET | XML_PARSE_NOERROR |
+	                                         XML_PARSE_NOWARNING | XML_PARSE_RECOVER)
+	                 : NULL;
+	if (ctxt && !ctxt->wellFormed && ctxt->lastError.message) {
+		const char *m = ctxt->lastError.message;
+		snprintf(r->xml_why, sizeof r->xml_why, "%s:%d: %.*s", name, ctxt->lastError.line,
+		         (int)strcspn(m, "\n"), m);
+	}
+	if (ctxt)
+		xmlFreeParserCtxt(ctxt);
 	free(data);
-	if (!d)
+	if (!d && !ctxt)
+		oom(r);
+	else if (!d)
 		fail(r, TS_EINVAL, "%s is not readable XML", name);
 	return d;
 }
@@ -288,17 +304,148 @@ static const char *declared_encoding(const char *data, size_t n, char *buf, size
 	return "UTF-8";
 }
 
+/* The encoding to read an XHTML document in: the one it declares; when
+ * that is UTF-8 (said, or taken when it says none) and its bytes are not,
+ * the one they look like, found as a text file's is (text/encoding.c).
+ * NULL with r's error set when they are not text or in no encoding that
+ * can be told: read as UTF-8 they would be noise, not the book. */
+static const char *document_encoding(reader *r, const char *name, const char *data, size_t n,
+                                     char *buf, size_t sz)
+{
+	char what[600];
+	const char *enc = declared_encoding(data, n, buf, sz);
+	if (ts_encoding_wide(enc))
+		return enc;
+	if (memchr(data, '\0', n)) {
+		snprintf(what, sizeof what, "%s is not text (a NUL byte at byte %zu): not read",
+		         name, (size_t)((const char *)memchr(data, '\0', n) - data));
+		fail(r, TS_EINVAL, "%s", what);
+		return NULL;
+	}
+	if (!ts_encoding_is_utf8(enc) || ts_utf8_check(data, n, 1) == n)
+		return enc;
+	ts_guess g;
+	int rc = ts_encoding_guess(data, n, 1, &g);
+	if (!rc) {
+		snprintf(buf, sz, "%s", g.name);
+		return buf;
+	}
+	if (rc == TS_ENOMEM)
+		oom(r);
+	else {
+		snprintf(
+		    what, sizeof what,
+		    "%s is not UTF-8 (byte %zu) and its encoding cannot be told%s%s: not read; "
+		    "declare it (<?xml version=\"1.0\" encoding=\"GBK\"?>) or convert it to UTF-8",
+		    name, ts_utf8_check(data, n, 1), g.detector[0] ? "; uchardet says " : "",
+		    g.detector);
+		fail(r, TS_EINVAL, "%s", what);
+	}
+	return NULL;
+}
+
+/* Blank the internal subset of the document's DOCTYPE (<!DOCTYPE html
+ * PUBLIC "..." [<!ENTITY nbsp "&#160;">]>, EPUB 2's way to name
+ * entities): the HTML parser knows no subset and would read "]>" as text.
+ * Its line breaks stay, so that lines still count. */
+static void blank_internal_subset(char *data, size_t n)
+{
+	char *p = data, *e = data + n;
+	while (p < e && (p = memchr(p, '<', (size_t)(e - p))) && p + 1 < e && p[1] == '?')
+		p++; /* the XML declaration */
+	if (!p || e - p < 9 || strncasecmp(p, "<!DOCTYPE", 9) != 0)
+		return;
+	for (p += 9; p < e && *p != '>' && *p != '['; p++)
+		if (*p == '"' || *p == '\'') { /* a quoted identifier */
+			char *q = memchr(p + 1, *p, (size_t)(e - p - 1));
+			if (!q)
+				return;
+			p = q;
+		}
+	if (p == e || *p != '[')
+		return;
+	for (char *q = p + 1; q < e; q++) {
+		if (*q != ']')
+			continue;
+		char *t = q + 1;
+		while (t < e && isspace((unsigned char)*t))
+			t++;
+		if (t < e && *t == '>') {
+			for (; p <= q; p++)
+				if (*p != '\n')
+					*p = ' ';
+			return;
+		}
+	}
+}
+
+/* Past this many elements inside each other a document is refused, so
+ * that what reads its tree (walk(), recursive) has a bound.  libxml2's
+ * own limit (256, XML_PARSE_HUGE lifts it) would lose the rest of the
+ * document without a word: it is ours instead, checked as each element
+ * starts. */
+enum { DEPTH_MAX = 1024 };
+
+typedef struct depth_watch {
+	startElementSAXFunc start;
+	endElementSAXFunc end;
+	int depth;
+	int line; /* where the limit was passed, or 0 */
+} depth_watch;
+
+static void watch_start(void *ctx, const xmlChar *name, const xmlChar **atts)
+{
+	htmlParserCtxtPtr c = ctx;
+	depth_watch *w = c->_private;
+	if (++w->depth <= DEPTH_MAX) {
+		w->start(ctx, name, atts);
+	} else if (!w->line) {
+		w->line = c->input ? c->input->line : -1;
+		xmlStopParser(c);
+	}
+}
+
+static void watch_end(void *ctx, const xmlChar *name)
+{
+	htmlParserCtxtPtr c = ctx;
+	depth_watch *w = c->_private;
+	if (w->depth-- <= DEPTH_MAX)
+		w->end(ctx, name);
+}
+
 static xmlDoc *parse_html(reader *r, const char *name)
 {
 	char *data, enc[32];
 	size_t n;
 	if (read_entry(r, name, &data, &n, TS_EPUB_ENTRY_MAX))
 		return NULL;
-	xmlDoc *d = htmlReadMemory(data, (int)n, name, declared_encoding(data, n, enc, sizeof enc),
-	                           HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-	                               HTML_PARSE_NONET | HTML_PARSE_NOBLANKS);
+	const char *encoding = document_encoding(r, name, data, n, enc, sizeof enc);
+	htmlParserCtxtPtr ctxt = encoding ? htmlNewParserCtxt() : NULL;
+	xmlDoc *d = NULL;
+	depth_watch w = {0};
+	if (ctxt) {
+		blank_internal_subset(data, n);
+		w.start = ctxt->sax->startElement, w.end = ctxt->sax->endElement;
+		ctxt->sax->startElement = watch_start, ctxt->sax->endElement = watch_end;
+		ctxt->_private = &w;
+		d = htmlCtxtReadMemory(ctxt, data, (int)n, name, encoding,
+		                       HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
+		                           HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+		                           HTML_PARSE_NOBLANKS | XML_PARSE_HUGE);
+		if (w.line) {
+			char what[300];
+			snprintf(what, sizeof what,
+			         "%s:%d: elements nested more than %d deep: the text from there on "
+			         "cannot be read",
+			         name, w.line, DEPTH_MAX);
+			fail(r, TS_EINVAL, "%s", what);
+			xmlFreeDoc(d);
+			d = NULL;
+		}
+		htmlFreeParserCtxt(ctxt);
+	}
 	free(data);
-	if (!d)
+	if (!d && encoding && !w.line)
 		oom(r);
 	return d;
 }
@@ -557,7 +704,11 @@ static int read_package(reader *r, const char *opf)
 	if (!r->rc)
 		read_guide(r, child(pkg, "guide"));
 	xmlFreeDoc(d);
-	if (!r->rc && r->nspine == 0)
+	if (!r->rc && r->nspine == 0 && r->xml_why[0])
+		fail(r, TS_EINVAL,
+		     "the package document cannot be read whole (%s): its spine is lost",
+		     r->xml_why);
+	else if (!r->rc && r->nspine == 0)
 		fail(r, TS_EINVAL, "its spine lists no document to read%s", NULL);
 	return r->rc;
 }

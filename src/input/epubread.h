@@ -23,7 +23,16 @@
  * with a bound (TS_EPUB_ENTRY_MAX bytes, whatever the zip says of its
  * size), so that memory stays bounded by the largest document, never the
  * book.  Documents are parsed with libxml2's HTML parser, which forgives
- * what real EPUBs hold; no entity or network access. */
+ * what real EPUBs hold; no entity or network access.  Nothing is dropped
+ * without a word: a document nested deeper than its elements can be read
+ * (1,024 levels: "DOC:LINE: elements nested more than ..."), one of binary
+ * data (a NUL byte), one whose bytes are not UTF-8 when it declares UTF-8
+ * or nothing and whose encoding cannot be told (else it is read in the
+ * encoding they look like, as a text file is: text/encoding.c), and a
+ * package document the XML parser gives up on before its spine (an entity
+ * loop, too deep: its message and line) refuse the EPUB as a whole.  An
+ * internal DTD subset (EPUB 2's <!DOCTYPE ... [<!ENTITY ...>]>) is not
+ * text. */
 #ifndef TS_EPUBREAD_H
 #define TS_EPUBREAD_H
 

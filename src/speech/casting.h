@@ -41,11 +41,15 @@ const ts_voice *ts_casting_voice(ts_voice_cache *vc, const ts_voice *narrator,
                                  const ts_attribution *a);
 
 /* The cast file cast (NULL: a cast.txt beside files[0], if there is one)
- * into dl, bad lines as warnings to diag.  Returns 1 when a cast file was
- * read, 0 when there is none, or a negative code with err filled when it
- * cannot be read (speakers.c). */
+ * into dl, bad lines as warnings to diag (see ts_dialogue_cast_file()),
+ * each voice a preset of voices_dir (as in ts_read_opts; NULL: the
+ * default folder).  Returns 1 when a cast file was read, 0 when there is
+ * none, or a negative code with err filled when it cannot be read, names
+ * a voice that does not exist ("FILE:LINE: ...") or *cancel was set
+ * (TS_ECANCELED) (speakers.c). */
 int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t nfiles,
-                 ts_diag_fn diag, void *ud, ts_error *err);
+                 const char *voices_dir, volatile sig_atomic_t *cancel, ts_diag_fn diag, void *ud,
+                 ts_error *err);
 
 /* Both readings of the whole book b by dl (learn, settle, attribute), as
  * `tingshu speakers` does: a chapter is then attributed the same whatever

@@ -76,6 +76,10 @@ struct ts_dialogue {
 	char *stops;             /* the "stop" characters, one string */
 	name *names;
 	size_t nnames, names_cap;
+	int *slots; /* names by their code points: an open-addressing table of
+	             * indices into names, -1 where empty (a cast file may
+	             * give hundreds of thousands: no scan of them all) */
+	size_t nslots;
 	group *groups;
 	size_t ngroups, groups_cap;
 	uint32_t *cp; /* the paragraph */
@@ -331,6 +335,7 @@ void ts_dialogue_free(ts_dialogue *d)
 	}
 	free(d->groups);
 	free(d->names);
+	free(d->slots);
 	free(d->cp);
 	free(d->off);
 	for (int k = 0; k < W_N; k++)
@@ -350,13 +355,52 @@ void ts_dialogue_chapter(ts_dialogue *d)
 	d->carry = NOT_SAID;
 }
 
+static size_t name_hash(const uint32_t *cp, size_t len)
+{
+	size_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ cp[i]) * 16777619u;
+	return h ^ len;
+}
+
 /* The name of code points cp[0..len) (decoded), or -1. */
 static int find_name(const ts_dialogue *d, const uint32_t *cp, size_t len)
 {
-	for (size_t i = 0; i < d->nnames; i++)
-		if (d->names[i].len == len && !memcmp(d->names[i].cp, cp, len * sizeof *cp))
-			return (int)i;
-	return -1;
+	if (!d->nslots)
+		return -1;
+	for (size_t i = name_hash(cp, len) & (d->nslots - 1);; i = (i + 1) & (d->nslots - 1)) {
+		int k = d->slots[i];
+		if (k < 0 ||
+		    (d->names[k].len == len && !memcmp(d->names[k].cp, cp, len * sizeof *cp)))
+			return k;
+	}
+}
+
+static void slot_put(ts_dialogue *d, int k)
+{
+	size_t i = name_hash(d->names[k].cp, d->names[k].len) & (d->nslots - 1);
+	while (d->slots[i] >= 0)
+		i = (i + 1) & (d->nslots - 1);
+	d->slots[i] = k;
+}
+
+/* Room in the table for one more name, kept at most half full.  0 or
+ * TS_ENOMEM. */
+static int slots_grow(ts_dialogue *d)
+{
+	if (2 * (d->nnames + 1) <= d->nslots)
+		return 0;
+	size_t n = d->nslots ? 2 * d->nslots : 64;
+	int *t = malloc(n * sizeof *t);
+	if (!t)
+		return TS_ENOMEM;
+	free(d->slots);
+	d->slots = t;
+	d->nslots = n;
+	memset(t, 0xff, n * sizeof *t); /* all -1 */
+	for (size_t k = 0; k < d->nnames; k++)
+		slot_put(d, (int)k);
+	return 0;
 }
 
 static char *utf8_of(const uint32_t *cp, size_t len)
@@ -398,13 +442,14 @@ static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g, int s
 	}
 	if (g < 0 && (g = new_group(d, cp, len)) < 0)
 		return g;
-	if (ts_grow(&d->names, &d->names_cap, d->nnames + 1, sizeof *d->names))
+	if (ts_grow(&d->names, &d->names_cap, d->nnames + 1, sizeof *d->names) || slots_grow(d))
 		return TS_ENOMEM;
 	name *nm = &d->names[d->nnames++];
 	memcpy(nm->cp, cp, len * sizeof *cp);
 	nm->len = len;
 	nm->group = g;
 	nm->strong = strong;
+	slot_put(d, (int)(d->nnames - 1));
 	return g;
 }
 
@@ -439,18 +484,17 @@ static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t 
 	return 0;
 }
 
-/* The longest known name at cp[i..end): its length in *len, its group;
- * or -1. */
+/* The longest known name at cp[i..end), a strong one before any other:
+ * its length in *len, its group; or -1. */
 static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 {
 	int best = -1, best_strong = 0;
 	*len = 0;
-	for (size_t k = 0; k < d->nnames; k++) {
-		const name *nm = &d->names[k];
-		if ((nm->len > *len || (nm->strong && !best_strong)) &&
-		    !(best_strong && !nm->strong) && i + nm->len <= end &&
-		    !memcmp(d->cp + i, nm->cp, nm->len * sizeof *nm->cp))
-			*len = nm->len, best = nm->group, best_strong = nm->strong;
+	for (size_t l = 1; l <= NAME_MAX_CPS && i + l <= end; l++) {
+		int k = find_name(d, d->cp + i, l);
+		if (k < 0 || (best_strong && !d->names[k].strong))
+			continue;
+		*len = l, best = d->names[k].group, best_strong = d->names[k].strong;
 	}
 	return best;
 }
@@ -490,17 +534,35 @@ static void rank_speakers(ts_dialogue *d)
 	free(order);
 }
 
+/* The names one character longer that end with names[s], each name's
+ * list in the order of names: head[s], then next[] (-1 ends).  Found by
+ * their ends in the table, not by comparing every two names. */
+static void longer_names(const ts_dialogue *d, int *head, int *next)
+{
+	for (size_t i = 0; i < d->nnames; i++)
+		head[i] = next[i] = -1;
+	for (size_t k = d->nnames; k-- > 0;) {
+		const name *l = &d->names[k];
+		int s = l->len >= 2 && l->len <= 3 ? find_name(d, l->cp + 1, l->len - 1) : -1;
+		if (s >= 0)
+			next[k] = head[s], head[s] = (int)k;
+	}
+}
+
 void ts_dialogue_settle(ts_dialogue *d)
 {
-	for (size_t i = 0; i < d->nnames; i++) {
+	int *head = malloc((d->nnames ? d->nnames : 1) * sizeof *head);
+	int *next = malloc((d->nnames ? d->nnames : 1) * sizeof *next);
+	if (head && next) /* short of memory: the short forms stay apart */
+		longer_names(d, head, next);
+	for (size_t i = 0; head && next && i < d->nnames; i++) {
 		name *s = &d->names[i];
 		int found = -1, many = 0;
 		if (s->len > 2)
 			continue;
-		for (size_t k = 0; k < d->nnames; k++) {
+		for (int k = head[i]; k >= 0; k = next[k]) {
 			const name *l = &d->names[k];
-			if (l->len == s->len + 1 && l->group != s->group &&
-			    !memcmp(l->cp + 1, s->cp, s->len * sizeof *s->cp)) {
+			if (l->group != s->group) {
 				many += found >= 0 && found != l->group;
 				found = l->group;
 			}
@@ -508,6 +570,8 @@ void ts_dialogue_settle(ts_dialogue *d)
 		if (found >= 0 && !many && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
+	free(head);
+	free(next);
 	rank_speakers(d);
 }
 
@@ -585,29 +649,49 @@ int ts_dialogue_cast_line(ts_dialogue *d, const char *line, size_t len, char *wh
 	return 0;
 }
 
-int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, void *ud,
-                          ts_error *err)
+/* The warnings of a cast file printed; the rest are counted, as the
+ * text's are (TS_INTAKE_WARNINGS_MAX). */
+enum { CAST_WARNINGS_MAX = 20 };
+
+int ts_dialogue_cast_file(ts_dialogue *d, const char *path, const ts_cast_check *chk, ts_error *err)
 {
 	ts_lines *r;
 	int rc = ts_lines_open(&r, path, 4096, TS_LINES_SKIP_COMMENTS, err);
 	if (rc)
 		return rc;
 	char *line, why[256], msg[1024];
-	size_t len;
+	size_t len, warned = 0;
 	while ((rc = ts_lines_next(r, &line, &len)) > 0) {
+		if (chk->cancel && *chk->cancel) {
+			rc = ts_error_set(err, TS_ECANCELED, "%s: %s", path,
+			                  ts_strerror(TS_ECANCELED));
+			break;
+		}
+		size_t groups = d->ngroups;
 		int k = ts_dialogue_cast_line(d, line, len, why, sizeof why);
 		if (k == TS_ENOMEM) {
 			rc = ts_error_set(err, k, NULL);
 			break;
 		}
-		if (k && diag) {
+		/* A line taken made one group, its voice the line's. */
+		if (!k && d->ngroups > groups && chk->voice_ok &&
+		    (k = chk->voice_ok(chk->voice_ud, d->groups[groups].voice, err)) < 0) {
+			rc = ts_error_prefix(err, "%s:%ld", path, ts_lines_lineno(r));
+			break;
+		}
+		if (k && chk->diag && ++warned <= CAST_WARNINGS_MAX) {
 			snprintf(msg, sizeof msg, "%s:%ld: %s", path, ts_lines_lineno(r), why);
-			diag(ud, TS_WARNING, msg);
+			chk->diag(chk->ud, TS_WARNING, msg);
 		}
 	}
-	if (rc < 0 && rc != TS_ENOMEM)
+	if (rc < 0 && rc != TS_ENOMEM && rc != TS_ECANCELED && (!err || !err->code))
 		ts_error_set(err, rc, "%s", ts_lines_errmsg(r));
 	ts_lines_close(r);
+	if (rc >= 0 && warned > CAST_WARNINGS_MAX && chk->diag) {
+		snprintf(msg, sizeof msg, "%s: and %zu more warnings like these", path,
+		         warned - CAST_WARNINGS_MAX);
+		chk->diag(chk->ud, TS_WARNING, msg);
+	}
 	return rc < 0 ? rc : 0;
 }
 

@@ -25,6 +25,7 @@
 
 #include "base/error.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 /* A quotation of a paragraph, as byte offsets into it. */
@@ -63,10 +64,24 @@ int ts_dialogue_check_words(const ts_wordtab *words, const char *file, ts_error 
  * line.  The first name is the one speakers are printed as. */
 int ts_dialogue_cast_line(ts_dialogue *d, const char *line, size_t len, char *why, size_t sz);
 
-/* Read a cast file: each bad line is reported to diag as a warning
- * "PATH:LINE: why" and skipped.  Returns 0, or a negative code with err
- * filled when the file cannot be read. */
-int ts_dialogue_cast_file(ts_dialogue *d, const char *path, ts_diag_fn diag, void *ud,
+/* How a cast file is read: voice_ok (may be NULL) says whether a line's
+ * voice exists (0, or a negative code with err set, its message what is
+ * wrong); cancel (may be NULL) set stops the reading; diag (may be NULL)
+ * gets the warnings. */
+typedef struct ts_cast_check {
+	int (*voice_ok)(void *voice_ud, const char *voice, ts_error *err);
+	void *voice_ud;
+	volatile sig_atomic_t *cancel;
+	ts_diag_fn diag;
+	void *ud;
+} ts_cast_check;
+
+/* Read a cast file, in time linear in its lines: each bad line is
+ * reported to diag as a warning "PATH:LINE: why" and skipped (the first
+ * 20, then how many more).  Returns 0, or a negative code with err
+ * filled: the file cannot be read, a voice that voice_ok refuses
+ * ("PATH:LINE: why"), TS_ECANCELED when *cancel was set. */
+int ts_dialogue_cast_file(ts_dialogue *d, const char *path, const ts_cast_check *chk,
                           ts_error *err);
 
 /* The first reading: learn the names of paragraph p[0..n).  0 or

@@ -488,8 +488,93 @@ def notzip():
     return '这不是电子书，只是一段普通的文字。\n'.encode(), 'error: not a valid EPUB\n'
 
 
+# ----------------------------------------------------------- hostile text
+# Text that used to be lost without a word (issue 37): deep nesting, an
+# internal DTD subset, bytes not in the declared encoding, binary data,
+# and package documents the XML parser gives up on.
+
+def nested(depth):
+    # ch1's second paragraph inside depth <div>s, then its third paragraph.
+    meta = ('青石镇旧事', '林晚舟', uid(20))
+    t, ps = CH[0]
+    body = (f'<h1>{esc(t)}</h1>\n<p>{esc(ps[0])}</p>\n' + '<div>' * depth +
+            f'<p>{esc(ps[1])}</p>' + '</div>' * depth + f'\n<p>{esc(ps[2])}</p>')
+    docs, toc = simple3(CH[0:2])
+    docs[0] = ('ch1.xhtml', xhtml(t, body), '')
+    return meta, docs, toc
+
+
+def deep255():
+    meta, docs, toc = nested(255)
+    return zipped(epub3(meta, docs, toc)), expect(meta, CH[0:2])
+
+
+def deep100k():
+    meta, docs, toc = nested(100000)
+    return zipped(epub3(meta, docs, toc)), 'error: nested more than\n'
+
+
+def dtd_subset():
+    # EPUB 2 XHTML naming &nbsp; in an internal DTD subset; the text uses it.
+    meta = ('青石镇旧事', '林晚舟', uid(21))
+    docs, toc = simple3(CH[0:2])
+    subset = ('<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" '
+              '"http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd" [\n'
+              '  <!ENTITY nbsp "&#160;">\n]>\n')
+    t, ps = CH[0]
+    doc = chapter(t, ps, v3=False).replace(ps[1], ps[1] + '&nbsp;')
+    doc = doc.replace(doc[doc.index('<!DOCTYPE'):doc.index('<html')], subset)
+    docs[0] = ('ch1.xhtml', doc, '')
+    return zipped(epub3(meta, docs, toc)), expect(meta, CH[0:2])
+
+
+def gbk():
+    # ch1 in GBK, with no XML declaration to say so.
+    meta = ('青石镇旧事', '林晚舟', uid(22))
+    docs, toc = simple3(CH[0:2])
+    doc = chapter(*CH[0]).split('\n', 1)[1]
+    docs[0] = ('ch1.xhtml', doc.encode('gbk'), '')
+    return zipped(epub3(meta, docs, toc)), expect(meta, CH[0:2])
+
+
+def binary():
+    # ch2.xhtml is binary data (NUL bytes among them).
+    meta = ('青石镇旧事', '林晚舟', uid(23))
+    docs, toc = simple3(CH[0:2])
+    docs[1] = ('ch2.xhtml', b'\0\0\0' + noise(3000), '')
+    return zipped(epub3(meta, docs, toc)), 'error: ch2.xhtml is not text\n'
+
+
+def opf_entities():
+    # A package document whose entities expand a billion times.
+    meta = ('青石镇旧事', '林晚舟', uid(24))
+    docs, toc = simple3(CH[0:1])
+    files = epub3(meta, docs, toc)
+    ents = '<!ENTITY a0 "笑笑笑笑笑笑笑笑笑笑">\n' + ''.join(
+        f'<!ENTITY a{i} "' + f'&a{i - 1};' * 10 + '">\n' for i in range(1, 10))
+    for n, (name, data) in enumerate(files):
+        if name.endswith('.opf'):
+            data = data.replace('?>\n', f'?>\n<!DOCTYPE package [\n{ents}]>\n', 1)
+            data = data.replace('</dc:title>', '&a9;</dc:title>', 1)
+            files[n] = (name, data)
+    return zipped(files), 'error: package document cannot be read whole\n'
+
+
+def opf_deep():
+    # A package document nested 300 deep before its manifest and spine.
+    meta = ('青石镇旧事', '林晚舟', uid(25))
+    docs, toc = simple3(CH[0:1])
+    files = epub3(meta, docs, toc)
+    for n, (name, data) in enumerate(files):
+        if name.endswith('.opf'):
+            deep = '<x>' * 300 + '</x>' * 300
+            files[n] = (name, data.replace('<manifest>', deep + '\n  <manifest>', 1))
+    return zipped(files), 'error: package document cannot be read whole\n'
+
+
 CASES = [nav3, ncx2, fragments, notes_ruby, broken, headings, truncated, notzip,
-         nopackage, missing_item, drm, font_obfuscation, escape, bomb]
+         nopackage, missing_item, drm, font_obfuscation, escape, bomb, deep255, deep100k,
+         dtd_subset, gbk, binary, opf_entities, opf_deep]
 
 
 def main():
