@@ -180,13 +180,16 @@ static int note_cast(void *ud, const ts_attribution *a)
 static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_error *err)
 {
 	char dir[PATH_MAX];
+	/* The narrator asked for: a cast file beside the book is not read,
+	 * nor its voices checked. */
+	if (p->o.dialogue == TS_DIALOGUE_NARRATOR)
+		return 0;
 	ts_dialogue *dl = ts_dialogue_new(ts_lang_words(p->rd.lang, TS_WORDS_DIALOGUE));
 	if (!dl)
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	int rc = ts_cast_load(dl, p->o.cast, inputs, ninputs, p->o.read.voices_dir, p->o.cancel,
 	                      p->diag, p->ud, err);
-	if (rc < 0 || p->o.dialogue == TS_DIALOGUE_NARRATOR ||
-	    (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
+	if (rc < 0 || (rc == 0 && p->o.dialogue != TS_DIALOGUE_VOICES)) {
 		ts_dialogue_free(dl);
 		return rc < 0 ? rc : 0;
 	}
