@@ -217,7 +217,8 @@ static int make_kind(const ts_plan *p, int k, const char *path, const size_t *id
 	                    .workdir = p->o.outdir,
 	                    .owner_pid = pid,
 	                    .chapters = ch,
-	                    .n = n};
+	                    .n = n,
+	                    .cancel = p->o.cancel};
 	int rc = ts_book_kinds[k].make(path, &book, err);
 	chapters_free(ch, n);
 	return rc;
@@ -284,15 +285,19 @@ fail:
 
 int ts_wholebook_update(ts_plan *p, ts_error *err)
 {
-	int rc = 0;
+	int rc = 0, k;
 	size_t n = 0, *idx = NULL;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++) {
+	for (k = 0; k < TS_BOOK_KINDS && !rc; k++) {
 		if (!(p->book_kinds & 1u << k) || p->whole[k].listed)
 			continue;
 		if (!idx && !(idx = present(p, &n, err)))
 			return err->code ? err->code : TS_ENOMEM;
-		rc = update_kind(p, k, idx, n, err);
+		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED : update_kind(p, k, idx, n, err);
 	}
+	/* Stopped: what was being made is gone, the file made before kept. */
+	if (rc == TS_ECANCELED)
+		ts_error_set(err, rc, "interrupted while making %s; unfinished files removed",
+		             p->whole[k - 1].name);
 	free(idx);
 	return rc;
 }
