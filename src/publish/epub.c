@@ -14,11 +14,11 @@
 #include "publish/m4b.h"
 #include "publish/webvtt.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
@@ -406,19 +406,30 @@ static void book_identifier(const ts_bookfile *book, char *id, size_t size)
 	         hex + 20);
 }
 
-/* Modified when its newest chapter was, into when (32 bytes): the same
- * chapters give the same bytes. */
-static void book_modified(const ts_bookfile *book, char *when, size_t size)
+/* When the book was modified, into when (32 bytes): SOURCE_DATE_EPOCH
+ * when it is set (reproducible-builds.org), else the fixed time of the
+ * entries: never a time from the file system or the clock, so that two
+ * builds of one book give the same bytes.  0, or TS_EINVAL with err
+ * filled when SOURCE_DATE_EPOCH is not a number of seconds. */
+static int book_modified(char *when, size_t size, ts_error *err)
 {
-	time_t newest = 0;
-	struct stat st;
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	long long t = ENTRY_MTIME;
+	char *end = NULL;
 	struct tm tm;
-	for (size_t j = 0; j < book->n; j++)
-		if (stat(book->chapters[j].audio, &st) == 0 && st.st_mtime > newest)
-			newest = st.st_mtime;
-	if (!newest)
-		newest = time(NULL);
-	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&newest, &tm));
+	if (sde) {
+		errno = 0;
+		t = strtoll(sde, &end, 10);
+		/* Up to the year 9999, which the date's four digits hold. */
+		if (!*sde || *end || errno || *sde == '-' || *sde == '+' || t > 253402300799LL)
+			return ts_error_set(err, TS_EINVAL,
+			                    "SOURCE_DATE_EPOCH=%s: not a number of seconds since "
+			                    "1970-01-01 (the EPUB's date)",
+			                    sde);
+	}
+	time_t tt = (time_t)t;
+	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+	return 0;
 }
 
 /* The EPUB's audio: the chapters' own files when they are MP3 (a core
@@ -434,6 +445,8 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 	char tmp[PATH_MAX], id[64], when[32];
 	if (!ch || !m4a)
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	else
+		rc = book_modified(when, sizeof when, err);
 	for (size_t j = 0; j < n && !rc; j++) {
 		const ts_bookfile_chapter *c = &book->chapters[j];
 		if (!c->vtt) { /* the book layer asks for vtt with --book epub */
@@ -461,7 +474,6 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		ch[j].audio = m4a[j];
 	}
 	book_identifier(book, id, sizeof id);
-	book_modified(book, when, sizeof when);
 	ts_epub_opts o = {.title = book->title,
 	                  .author = book->author,
 	                  .identifier = id,

@@ -7,7 +7,7 @@
 #   - two clean builds of one book a few seconds apart give the same EPUB,
 #     byte for byte; SOURCE_DATE_EPOCH sets its dcterms:modified;
 #   - an up-to-date book in a folder the build cannot write exits 0 (as
-#     user 65534 when run as root).
+#     user 65534 when run as root); one with a chapter to make exits 1.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 need_jq
@@ -61,5 +61,44 @@ stop_at() {
 stop_at m4b '.book.m4b.part-*' --book m4b,epub --cover cover.png
 { cat cover.png; printf 'x'; } >cover2.png # another cover: another EPUB
 stop_at epub_aac '.epub-00*.m4a.part-*' --book epub --cover cover2.png
+
+# --- problem 9: the same EPUB every time; a read-only up-to-date book -----------
+printf '第一章\n你好。今天天气很好。\n第二章\n我们去公园吧。\n' >small.txt
+run 0 epub1 "$T" "${opts[@]}" --book epub -o e1 small.txt
+sleep 1.1 # the chapter files of the next build are a second younger
+run 0 epub2 "$T" "${opts[@]}" --book epub -o e2 small.txt
+if cmp -s e1/small.epub e2/small.epub; then
+	pass "two clean builds give the same EPUB"
+else
+	fail "two clean builds give different EPUBs: $(unzip -p e1/small.epub EPUB/package.opf | grep modified) vs $(unzip -p e2/small.epub EPUB/package.opf | grep modified)"
+fi
+SOURCE_DATE_EPOCH=1700000000 run 0 epub_sde "$T" "${opts[@]}" --book epub -o e3 small.txt
+unzip -p e3/small.epub EPUB/package.opf | grep -qF '"dcterms:modified">2023-11-14T22:13:20Z<' ||
+	fail "SOURCE_DATE_EPOCH=1700000000: $(unzip -p e3/small.epub EPUB/package.opf | grep modified)"
+SOURCE_DATE_EPOCH=soon run 1 epub_bad_sde "$T" "${opts[@]}" --book epub -o e4 small.txt &&
+	err_has epub_bad_sde "SOURCE_DATE_EPOCH=soon"
+
+# An up-to-date book in a folder this user cannot write: read, not written.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+chmod a+rx "$SCRATCH"
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+	if command -v setpriv >/dev/null 2>&1 && "${NOBODY[@]}" test -x "$TINGSHU" 2>/dev/null &&
+		"${NOBODY[@]}" test -x "$SCRATCH" 2>/dev/null; then
+		as=("${NOBODY[@]}")
+	else
+		as=(skip)
+	fi
+fi
+if [ "${as[0]:-}" = skip ]; then
+	echo "note: running as root without setpriv: read-only folder case not checked"
+else
+	chmod -R a-w e1
+	run 0 readonly "${as[@]}" "$T" "${opts[@]}" --book epub -o e1 small.txt
+	err_has readonly "2 chapters up to date"
+	run 1 readonly_stale "${as[@]}" "$T" "${opts[@]}" --book epub --rate 1.2 -o e1 small.txt
+	err_has readonly_stale "cannot write to output folder"
+	chmod -R u+w e1
+fi
 
 e2e_finish
