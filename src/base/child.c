@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +19,27 @@ void ts_in_child_inline(void)
 }
 
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz)
+{
+	return ts_in_child_cancel(fn, arg, out, outsz, NULL);
+}
+
+/* Wait for fd to be readable, passing a cancel on to pid (once): the
+ * signal may come just before poll(), so poll looks again now and then. */
+static void wait_readable(int fd, pid_t pid, volatile sig_atomic_t *cancel, int *told)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (cancel && !*told) {
+		if (*cancel) {
+			kill(pid, SIGTERM);
+			*told = 1;
+		} else if (poll(&p, 1, 100) > 0) {
+			return;
+		}
+	}
+}
+
+int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
+                       size_t outsz, volatile sig_atomic_t *cancel)
 {
 	if (inline_calls)
 		return fn(arg, out, outsz) & 0x7F;
@@ -39,7 +62,9 @@ int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *
 	close(fd[1]);
 	char rc = -1;
 	size_t got = 0;
+	int told = 0;
 	while (pid > 0 && got < outsz + 1) {
+		wait_readable(fd[0], pid, cancel, &told);
 		ssize_t k = got ? read(fd[0], out + got - 1, outsz + 1 - got) : read(fd[0], &rc, 1);
 		if (k < 0 && errno == EINTR)
 			continue;

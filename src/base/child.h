@@ -6,6 +6,7 @@
 #ifndef TS_CHILD_H
 #define TS_CHILD_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* Run fn(arg, out, outsz) in a child process, and copy the outsz bytes it
@@ -13,6 +14,13 @@
  * when no child could be made or it did not finish (killed by a signal,
  * or stopped by a sanitizer). */
 int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out, size_t outsz);
+
+/* ts_in_child(), and when *cancel is set (a signal this process caught,
+ * its child not: a kill names one process), SIGTERM to the child, whose
+ * fn is to see the flag its copy of the handler sets and stop.  cancel
+ * may be NULL. */
+int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
+                       size_t outsz, volatile sig_atomic_t *cancel);
 
 /* From now on, make the calls of ts_in_child in this process.  For fuzz
  * targets: a fork per input would take most of their time (a sanitizer's

@@ -103,7 +103,8 @@ int ts_errno_code(int e)
 
 int ts_error_retryable(int code)
 {
-	return code == TS_ENOSPC || code == TS_ENOMEM || code == TS_ECHILD || code == TS_EBUSY;
+	return code == TS_ENOSPC || code == TS_ENOMEM || code == TS_ECHILD || code == TS_EBUSY ||
+	       code == TS_ECHANGED;
 }
 
 /* Length of the UTF-8 sequence at s (the bytes up to NUL), or 0 when

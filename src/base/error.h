@@ -32,7 +32,8 @@
 	X(EEXIST, -16, "already exists")                                                           \
 	X(ECANCELED, -17, "interrupted")                                                           \
 	X(ENOSPC, -18, "no space left on the device")                                              \
-	X(ETEMP, -19, "cannot write a temporary file")
+	X(ETEMP, -19, "cannot write a temporary file")                                             \
+	X(ECHANGED, -20, "the input changed while it was being read")
 
 enum {
 	TS_OK = 0,
@@ -65,7 +66,8 @@ int ts_error_prefix(ts_error *e, const char *fmt, ...) __attribute__((format(pri
 int ts_errno_code(int e);
 
 /* Can a retry cure an error of this code (a full disk, memory, a killed
- * worker, a lock held by another build)?  Engines retry exit code 75. */
+ * worker, a lock held by another build, an input that changed while it
+ * was read)?  Engines retry exit code 75. */
 int ts_error_retryable(int code);
 
 /* The message of e: its text, or the code's message when it has none. */

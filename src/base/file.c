@@ -316,3 +316,27 @@ int ts_pwrite_full(int fd, const void *buf, size_t n, off_t off)
 	}
 	return 0;
 }
+
+int ts_hash_file(ts_hash *h, const char *path, ts_error *err)
+{
+	struct stat st;
+	int fd = ts_open_regular(path, &st), rc = 0;
+	if (fd < 0)
+		return ts_error_set(err, TS_EINVAL, "%s: cannot read it: %s", path,
+		                    fd == TS_NOT_REGULAR ? ts_file_kind(st.st_mode)
+		                                         : strerror(errno));
+	char block[65536];
+	ssize_t k;
+	while ((k = read(fd, block, sizeof block)) != 0) {
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = ts_error_set(err, TS_EIO, "%s: cannot read it: %s", path,
+			                  strerror(errno));
+			break;
+		}
+		ts_hash_bytes(h, block, (size_t)k);
+	}
+	close(fd);
+	return rc;
+}

@@ -15,6 +15,7 @@
 #define TS_FILE_H
 
 #include "base/error.h"
+#include "base/hash.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -40,6 +41,11 @@ FILE *ts_fcreate_excl(const char *path, const char *mode);
  * opened; or TS_NOT_REGULAR with *st saying what it is (see
  * ts_file_kind()). */
 int ts_open_regular(const char *path, struct stat *st);
+
+/* The bytes of the regular file at path into h: 0, or TS_EINVAL (it
+ * cannot be opened, or is not a regular file) or TS_EIO with err
+ * "PATH: cannot read it: why". */
+int ts_hash_file(ts_hash *h, const char *path, ts_error *err);
 
 /* The same as a stream for mode ("r", "rb"): NULL with
  * *rc -1 and errno, or TS_NOT_REGULAR; st as for ts_open_regular(). */

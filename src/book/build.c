@@ -137,6 +137,7 @@ typedef struct work {
 	ts_record **old; /* per chapter to build: its earlier record, or NULL */
 	size_t ntodo, kept, failed, retry;
 	size_t empty; /* chapters with nothing to speak, skipped */
+	int ro;       /* the folder cannot be written: no lock taken */
 } work;
 
 static void work_free(const ts_plan *p, work *w, size_t n)
@@ -216,6 +217,10 @@ static int plan_work(ts_plan *p, work *w, ts_error *err)
 		}
 		if (due == TS_DUE_KEPT) {
 			w->kept++;
+			continue;
+		}
+		if (w->ro) { /* due, but it cannot be built here */
+			w->ntodo++;
 			continue;
 		}
 		/* One build at a time writes a chapter. */
@@ -372,6 +377,15 @@ out:
 	return rc;
 }
 
+/* Is every whole-book file asked for there, as it is to be? */
+static int wholebook_listed(const ts_plan *p)
+{
+	int k = 0;
+	while (k < TS_BOOK_KINDS && (!(p->book_kinds & 1u << k) || p->whole[k].listed))
+		k++;
+	return k == TS_BOOK_KINDS;
+}
+
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
 {
 	double t0 = ts_seconds();
@@ -381,12 +395,22 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	memset(sum, 0, sizeof *sum);
 	sum->chapters = p->n;
 	int rc = ts_folder_open(p, err);
-	if (rc)
+	if (rc < 0)
 		return rc;
-	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
+	if (!(w.ro = rc))
+		ts_folder_sweep(p, -1); /* what builds killed on this machine left */
 	if ((rc = plan_work(p, &w, err)) || (rc = ts_wholebook_plan(p, err)))
 		goto out;
 	sum->kept = w.kept;
+	/* A folder that cannot be written is enough for a book with nothing
+	 * to make: its book files are left as they are. */
+	if (w.ro && (w.ntodo || !wholebook_listed(p))) {
+		rc = err->code;
+		goto out;
+	}
+	complete = !p->inputs_failed;
+	if (w.ro)
+		goto done;
 	/* A book being built again says so before anything changes; if it
 	 * cannot (a full disk), nothing is built: the book files would go on
 	 * calling the chapters about to change up to date. */
@@ -399,6 +423,7 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	/* The whole-book files once the book is whole. */
 	if (complete && (rc = ts_wholebook_update(p, err)))
 		goto out;
+done:
 	sum->complete = complete;
 out: /* the summary, as far as the build went: a failed book has one too */
 	sum->chapters -= w.empty;

@@ -124,11 +124,14 @@ typedef struct chapter_run {
 	const char *want_speaker, *cue_speaker; /* of the text fed; of the cue's first chunk */
 	int voiced;
 	ts_quote_audio *quotes; /* voiced: the quotations' audio, spoken first */
+	const ts_feed *tap;     /* told the reading spoken, first */
 } chapter_run;
 
 static void want_voice(void *ud, const ts_voice *v, const char *speaker)
 {
 	chapter_run *r = ud;
+	if (r->tap && r->tap->voice)
+		r->tap->voice(r->tap->ud, v, speaker);
 	r->want = v;
 	r->want_speaker = speaker;
 }
@@ -199,6 +202,9 @@ static int sentence_cue(chapter_run *r, const char *text, size_t len, int title)
 static int on_sentence(void *ud, const char *text, size_t len)
 {
 	chapter_run *r = ud;
+	int rc = r->tap && r->tap->sentence ? r->tap->sentence(r->tap->ud, text, len) : 0;
+	if (rc)
+		return rc;
 	if (r->in_title)
 		return ts_buf_append(&r->title, text, len);
 	return sentence_cue(r, text, len, 0);
@@ -209,9 +215,9 @@ static int on_sentence(void *ud, const char *text, size_t len)
 static int on_body(void *ud)
 {
 	chapter_run *r = ud;
-	int rc = 0;
-	if (!r->in_title)
-		return 0;
+	int rc = r->tap && r->tap->body ? r->tap->body(r->tap->ud) : 0;
+	if (rc || !r->in_title)
+		return rc;
 	r->in_title = 0;
 	if (!(rc = sentence_cue(r, r->title.data, r->title.len, 1)))
 		r->next_brk = TS_BREAK_TITLE;
@@ -232,7 +238,9 @@ static size_t count_nonspace(const char *s, size_t n)
 static int on_chunk(void *ud, const ts_chunk *c)
 {
 	chapter_run *r = ud;
-	int rc = speak(r, c->spoken ? c->spoken : c->text, c->brk);
+	int rc = r->tap ? r->tap->chunk(r->tap->ud, c) : 0;
+	if (!rc)
+		rc = speak(r, c->spoken ? c->spoken : c->text, c->brk);
 	if (rc || r->in_title)
 		return rc;
 	size_t k = count_nonspace(c->text, c->len);
@@ -387,8 +395,8 @@ static int finish_chapter(chapter_run *r, const char *path, long owner_pid, doub
 	return rc;
 }
 
-int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud)
+int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const ts_feed *tap,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud)
 {
 	const ts_chapter *ch = ts_book_chapter(job->book, i);
 	chapter_run r = {.syn = syn,
@@ -398,7 +406,8 @@ int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, ts_chap
 	                 .want = job->voice,
 	                 .cur = job->voice,
 	                 .rate_factor = job->rate_factor,
-	                 .voiced = job->voicing != NULL};
+	                 .voiced = job->voicing != NULL,
+	                 .tap = tap};
 	memset(res, 0, sizeof *res);
 	double t0 = ts_seconds();
 	int rc = open_chapter(&r, job, i);

@@ -103,8 +103,10 @@ typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t sam
  * (casting.h), job->rate_factor scaling each preset's rate as it scales
  * the narrator's.  Fills res and returns res->err.code: TS_EEMPTY, and
  * no file, when nothing of the body is heard and no title is spoken
- * (punctuation only).  progress may be NULL. */
-int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, ts_chapter_result *res,
-                     ts_chapter_progress_fn progress, void *ud);
+ * (punctuation only).  tap (may be NULL) is told the reading spoken as it
+ * is spoken (its ch is not used): chapterkey.h's key of the bytes heard.
+ * progress may be NULL. */
+int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const ts_feed *tap,
+                     ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud);
 
 #endif

@@ -99,23 +99,28 @@ static int key_body(void *ud)
 	return 0;
 }
 
-int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err)
+ts_feed ts_chapter_key_feed(const ts_chapter_job *job, size_t i, ts_hash *h)
 {
 	const ts_chapter *ch = ts_book_chapter(job->book, i);
 	const char *slash = strrchr(job->paths[i], '/');
+	ts_hash_init(h);
+	key_settings(h, job);
+	ts_hash_int(h, (int64_t)i); /* the track tag */
+	ts_hash_str(h, slash ? slash + 1 : job->paths[i]);
+	ts_hash_str(h, ch->title);
+	ts_hash_int(h, ch->title_spoken);
+	return (ts_feed){.ch = ch,
+	                 .chunk = key_chunk,
+	                 .sentence = key_sentence,
+	                 .voice = key_voice,
+	                 .body = key_body,
+	                 .ud = h};
+}
+
+int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err)
+{
 	ts_hash h;
-	ts_hash_init(&h);
-	key_settings(&h, job);
-	ts_hash_int(&h, (int64_t)i); /* the track tag */
-	ts_hash_str(&h, slash ? slash + 1 : job->paths[i]);
-	ts_hash_str(&h, ch->title);
-	ts_hash_int(&h, ch->title_spoken);
-	ts_feed f = {.ch = ch,
-	             .chunk = key_chunk,
-	             .sentence = key_sentence,
-	             .voice = key_voice,
-	             .body = key_body,
-	             .ud = &h};
+	ts_feed f = ts_chapter_key_feed(job, i, &h);
 	int rc = ts_feed_chapter(job, &f, err);
 	if (!rc)
 		ts_hash_hex(&h, key);

@@ -18,4 +18,10 @@
  * chapter cannot be read). */
 int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], ts_error *err);
 
+/* The feed that hashes a reading of chapter i into h as ts_chapter_key()
+ * does, h started with all the rest: ts_hash_hex(h) once the reading has
+ * ended is the key of the bytes read.  h is the caller's, and must
+ * outlive the reading. */
+ts_feed ts_chapter_key_feed(const ts_chapter_job *job, size_t i, ts_hash *h);
+
 #endif

@@ -78,9 +78,14 @@ static int tingshu_manifest(const char *path)
 int ts_folder_open(const ts_plan *p, ts_error *err)
 {
 	const char *outdir = p->o.outdir;
-	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0)
-		return ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
-		                    strerror(errno));
+	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0) {
+		int e = errno;
+		ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
+		             strerror(e));
+		return (e == EACCES || e == EPERM || e == EROFS) && ts_state_exists(outdir)
+		           ? 1
+		           : TS_EIO;
+	}
 	char manifest[PATH_MAX];
 	struct stat st;
 	ts_plan_path(p, "manifest.json", manifest);

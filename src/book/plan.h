@@ -78,7 +78,9 @@ void ts_plan_path(const ts_plan *p, const char *name, char *out);
 
 /* The output folder can be written, holds no book but a tingshu one (a
  * manifest.json without tingshu's state is someone else's: TS_EEXIST),
- * and has its state folder.  0, or a code with err filled. */
+ * and has its state folder.  0, 1 with err filled when it holds a
+ * tingshu book but cannot be written (enough for a book with nothing to
+ * make), or a code with err filled. */
 int ts_folder_open(const ts_plan *p, ts_error *err);
 
 /* Remove the temporary files of build pid of this machine, or with -1 of

@@ -52,31 +52,6 @@ int ts_wholebook_check(ts_plan *p, ts_error *err)
 	return 0;
 }
 
-/* Hash the bytes of the file at path; 0 or a code with err filled. */
-static int hash_file(ts_hash *h, const char *path, ts_error *err)
-{
-	struct stat st;
-	int fd = ts_open_regular(path, &st), rc = 0;
-	if (fd < 0)
-		return ts_error_set(err, TS_EINVAL, "--cover %s: cannot read it: %s", path,
-		                    fd == TS_NOT_REGULAR ? ts_file_kind(st.st_mode)
-		                                         : strerror(errno));
-	char block[65536];
-	ssize_t k;
-	while ((k = read(fd, block, sizeof block)) != 0) {
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = ts_error_set(err, TS_EIO, "--cover %s: cannot read it: %s", path,
-			                  strerror(errno));
-			break;
-		}
-		ts_hash_bytes(h, block, (size_t)k);
-	}
-	close(fd);
-	return rc;
-}
-
 /* The key, size and name the folder's state records for kind k: 0, or -1
  * when there is none. */
 static int recorded(const ts_plan *p, int k, char key[TS_HASH_HEX], long long *size,
@@ -120,9 +95,8 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 	ts_hash_str(&h, p->whole[k].name);
 	for (size_t i = 0; i < p->n; i++)
 		ts_hash_str(&h, p->keys[i]);
-	int rc = p->o.cover ? hash_file(&h, p->o.cover, err) : 0;
-	if (rc)
-		return rc;
+	if (p->o.cover && ts_hash_file(&h, p->o.cover, err))
+		return ts_error_prefix(err, "--cover");
 	ts_hash_hex(&h, p->whole[k].key);
 
 	/* Listed when the folder holds the file of this key, whole. */
@@ -217,7 +191,8 @@ static int make_kind(const ts_plan *p, int k, const char *path, const size_t *id
 	                    .workdir = p->o.outdir,
 	                    .owner_pid = pid,
 	                    .chapters = ch,
-	                    .n = n};
+	                    .n = n,
+	                    .cancel = p->o.cancel};
 	int rc = ts_book_kinds[k].make(path, &book, err);
 	chapters_free(ch, n);
 	return rc;
@@ -284,15 +259,19 @@ fail:
 
 int ts_wholebook_update(ts_plan *p, ts_error *err)
 {
-	int rc = 0;
+	int rc = 0, k;
 	size_t n = 0, *idx = NULL;
-	for (int k = 0; k < TS_BOOK_KINDS && !rc; k++) {
+	for (k = 0; k < TS_BOOK_KINDS && !rc; k++) {
 		if (!(p->book_kinds & 1u << k) || p->whole[k].listed)
 			continue;
 		if (!idx && !(idx = present(p, &n, err)))
 			return err->code ? err->code : TS_ENOMEM;
-		rc = update_kind(p, k, idx, n, err);
+		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED : update_kind(p, k, idx, n, err);
 	}
+	/* Stopped: what was being made is gone, the file made before kept. */
+	if (rc == TS_ECANCELED)
+		ts_error_set(err, rc, "interrupted while making %s; unfinished files removed",
+		             p->whole[k - 1].name);
 	free(idx);
 	return rc;
 }

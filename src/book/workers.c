@@ -7,6 +7,7 @@
  * workers never interleave. */
 #include "book/workers.h"
 
+#include "book/chapterkey.h"
 #include "book/levelprobe.h"
 #include "book/records.h"
 
@@ -89,9 +90,10 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
  * too).  A chapter found to have nothing
  * to speak (TS_EEMPTY) gets a record without files, so that later builds
  * skip it as up to date.  A failure fails the chapter, which is then as it
- * was before, and a later build makes it again. */
+ * was before, and a later build makes it again; so does one spoken from
+ * an input that changed after the plan made its key (TS_ECHANGED). */
 static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
-                        ts_chapter_result *res)
+                        ts_chapter_result *res, const char *spoken_key)
 {
 	const ts_chapter_job *cj = &job->chapters;
 	ts_record rec = {.empty = res->err.code == TS_EEMPTY,
@@ -128,6 +130,14 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		}
 	}
 	rec.nfiles = n;
+	/* Spoken from other bytes than the key was made of: recorded, the
+	 * chapter would be up to date with the wrong audio for good. */
+	if (job->keys && !rc && strcmp(spoken_key, job->keys[idx]) != 0)
+		rc = ts_error_set(&res->err, TS_ECHANGED,
+		                  "%s changed while it was being built (chapter \"%s\"); build "
+		                  "again",
+		                  ts_book_chapter(cj->book, (size_t)idx)->display,
+		                  ts_book_chapter(cj->book, (size_t)idx)->title);
 	if (job->keys && !rc) {
 		memcpy(rec.key, job->keys[idx], TS_HASH_HEX);
 		if (!(path[n] = ts_record_file(job->outdir, audio)) ||
@@ -186,9 +196,14 @@ static int speak_in_fork(const ts_workers_job *job, const ts_chapter_job *cj, ts
 	pid_t pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		ts_speak_chapter(cj, (size_t)idx, syn, &m->res, worker_progress, ctx);
+		/* The key of what is spoken, made as it is spoken. */
+		ts_hash h;
+		char key[TS_HASH_HEX];
+		ts_feed tap = ts_chapter_key_feed(cj, (size_t)idx, &h);
+		ts_speak_chapter(cj, (size_t)idx, syn, &tap, &m->res, worker_progress, ctx);
+		ts_hash_hex(&h, key);
 		if (!m->res.err.code || m->res.err.code == TS_EEMPTY)
-			put_chapter(job, idx, syn, &m->res);
+			put_chapter(job, idx, syn, &m->res, key);
 		m->samples = m->res.samples;
 		struct rusage ru;
 		if (getrusage(RUSAGE_SELF, &ru) == 0)

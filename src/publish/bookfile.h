@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 /* A finished chapter. */
@@ -30,6 +31,9 @@ typedef struct ts_bookfile {
 	long owner_pid; /* tags the temporary names */
 	const ts_bookfile_chapter *chapters;
 	size_t n;
+	/* Set (by a signal handler) to stop: the make function then fails
+	 * with TS_ECANCELED, nothing left.  NULL: never. */
+	volatile sig_atomic_t *cancel;
 } ts_bookfile;
 
 /* Make a whole-book file of book at the temporary name of path

@@ -14,11 +14,11 @@
 #include "publish/m4b.h"
 #include "publish/webvtt.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zip.h>
@@ -275,12 +275,22 @@ static int add(archive *a, const char *name, ts_buf *b, const char *file, int st
 	return 0;
 }
 
+/* libzip's question while it writes: stop? */
+static int stop_asked(zip_t *za, void *cancel)
+{
+	(void)za;
+	return *(volatile sig_atomic_t *)cancel != 0;
+}
+
 /* The documents of every chapter into the archive; ms[k] gets each
  * overlay's duration. */
-static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long long *ms)
+static int add_chapters(archive *a, const ts_epub_chapter *ch, size_t n, long long *ms,
+                        volatile sig_atomic_t *cancel)
 {
 	int rc = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
+		if (cancel && *cancel)
+			return ts_error_set(a->err, TS_ECANCELED, "%s: interrupted", a->path);
 		ts_cue *cues = NULL;
 		size_t nc = 0;
 		ts_buf x = {0}, smil = {0};
@@ -337,7 +347,8 @@ int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const t
 	}
 	if ((rc = add(&a, "mimetype", &mimetype, NULL, 1)) ||
 	    (rc = add(&a, "META-INF/container.xml", &cont, NULL, 0)) ||
-	    (rc = add(&a, "EPUB/style.css", &css, NULL, 0)) || (rc = add_chapters(&a, ch, n, ms)))
+	    (rc = add(&a, "EPUB/style.css", &css, NULL, 0)) ||
+	    (rc = add_chapters(&a, ch, n, ms, o->cancel)))
 		goto out;
 	if (toc_docs(&nav, &ncx, ch, n, o) || package_doc(&opf, ch, n, ms, o, png)) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
@@ -350,12 +361,18 @@ int ts_epub_write(const char *path, const ts_epub_chapter *ch, size_t n, const t
 	    (rc = add(&a, "EPUB/toc.ncx", &ncx, NULL, 0)) ||
 	    (rc = add(&a, "EPUB/package.opf", &opf, NULL, 0)))
 		goto out;
-	/* Written now: the audio read from its files. */
+	/* Written now: the audio read from its files; libzip asks whether
+	 * to stop as it goes, and removes what it wrote. */
+	if (o->cancel)
+		zip_register_cancel_callback_with_state(a.za, stop_asked, NULL, (void *)o->cancel);
 	if (zip_close(a.za) != 0) {
 		zip_error_t *e = zip_get_error(a.za);
 		int sys = zip_error_code_system(e);
-		rc = ts_error_set(err, sys ? ts_errno_code(sys) : TS_EIO, "%s: cannot write it: %s",
-		                  path, zip_error_strerror(e));
+		if (zip_error_code_zip(e) == ZIP_ER_CANCELLED)
+			rc = ts_error_set(err, TS_ECANCELED, "%s: interrupted", path);
+		else
+			rc = ts_error_set(err, sys ? ts_errno_code(sys) : TS_EIO,
+			                  "%s: cannot write it: %s", path, zip_error_strerror(e));
 		goto out;
 	}
 	a.za = NULL;
@@ -389,19 +406,30 @@ static void book_identifier(const ts_bookfile *book, char *id, size_t size)
 	         hex + 20);
 }
 
-/* Modified when its newest chapter was, into when (32 bytes): the same
- * chapters give the same bytes. */
-static void book_modified(const ts_bookfile *book, char *when, size_t size)
+/* When the book was modified, into when (32 bytes): SOURCE_DATE_EPOCH
+ * when it is set (reproducible-builds.org), else the fixed time of the
+ * entries: never a time from the file system or the clock, so that two
+ * builds of one book give the same bytes.  0, or TS_EINVAL with err
+ * filled when SOURCE_DATE_EPOCH is not a number of seconds. */
+static int book_modified(char *when, size_t size, ts_error *err)
 {
-	time_t newest = 0;
-	struct stat st;
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	long long t = ENTRY_MTIME;
+	char *end = NULL;
 	struct tm tm;
-	for (size_t j = 0; j < book->n; j++)
-		if (stat(book->chapters[j].audio, &st) == 0 && st.st_mtime > newest)
-			newest = st.st_mtime;
-	if (!newest)
-		newest = time(NULL);
-	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&newest, &tm));
+	if (sde) {
+		errno = 0;
+		t = strtoll(sde, &end, 10);
+		/* Up to the year 9999, which the date's four digits hold. */
+		if (!*sde || *end || errno || *sde == '-' || *sde == '+' || t > 253402300799LL)
+			return ts_error_set(err, TS_EINVAL,
+			                    "SOURCE_DATE_EPOCH=%s: not a number of seconds since "
+			                    "1970-01-01 (the EPUB's date)",
+			                    sde);
+	}
+	time_t tt = (time_t)t;
+	strftime(when, size, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&tt, &tm));
+	return 0;
 }
 
 /* The EPUB's audio: the chapters' own files when they are MP3 (a core
@@ -417,6 +445,8 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 	char tmp[PATH_MAX], id[64], when[32];
 	if (!ch || !m4a)
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
+	else
+		rc = book_modified(when, sizeof when, err);
 	for (size_t j = 0; j < n && !rc; j++) {
 		const ts_bookfile_chapter *c = &book->chapters[j];
 		if (!c->vtt) { /* the book layer asks for vtt with --book epub */
@@ -434,7 +464,8 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		ts_m4b_opts o = {.title = book->title,
 		                 .artist = book->author,
 		                 .quality = book->quality,
-		                 .owner_pid = book->owner_pid};
+		                 .owner_pid = book->owner_pid,
+		                 .cancel = book->cancel};
 		snprintf(tmp, sizeof tmp, "%s/epub-%03zu.m4a", book->workdir, j + 1);
 		if ((rc = ts_m4b_write(tmp, &one, 1, &o, err)))
 			break;
@@ -443,13 +474,13 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		ch[j].audio = m4a[j];
 	}
 	book_identifier(book, id, sizeof id);
-	book_modified(book, when, sizeof when);
 	ts_epub_opts o = {.title = book->title,
 	                  .author = book->author,
 	                  .identifier = id,
 	                  .modified = when,
 	                  .cover = book->cover,
-	                  .owner_pid = book->owner_pid};
+	                  .owner_pid = book->owner_pid,
+	                  .cancel = book->cancel};
 	if (!rc)
 		rc = ts_epub_write(path, ch, n, &o, err);
 	for (size_t j = 0; m4a && j < n; j++) {

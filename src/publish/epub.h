@@ -28,11 +28,12 @@ typedef struct ts_epub_chapter {
 
 typedef struct ts_epub_opts {
 	const char *title;
-	const char *author;     /* or NULL */
-	const char *identifier; /* unique and stable for the book: "urn:uuid:..." */
-	const char *modified;   /* "YYYY-MM-DDThh:mm:ssZ" */
-	const char *cover;      /* a JPEG or PNG file (checked), or NULL */
-	long owner_pid;         /* tags the temporary name */
+	const char *author;            /* or NULL */
+	const char *identifier;        /* unique and stable for the book: "urn:uuid:..." */
+	const char *modified;          /* "YYYY-MM-DDThh:mm:ssZ" */
+	const char *cover;             /* a JPEG or PNG file (checked), or NULL */
+	long owner_pid;                /* tags the temporary name */
+	volatile sig_atomic_t *cancel; /* set to stop (TS_ECANCELED), or NULL */
 } ts_epub_opts;
 
 /* Write the EPUB of the n chapters ch at the temporary name of path

@@ -218,6 +218,7 @@ int ts_m4b_check_cover(const char *path, ts_error *err)
 typedef struct m4b {
 	const char *path; /* the book file, for messages */
 	ts_error *err;
+	volatile sig_atomic_t *cancel;
 	int fd, sample_sizes; /* the book file; the packets' sizes (mp4.h) */
 	ts_mp4 *mp4;
 	ts_mp4_info info;
@@ -282,6 +283,10 @@ static int feed_chapter(m4b *m, const char *path)
 	sf_count_t got;
 	int rc = 0, ret;
 	while (!rc && (got = sf_readf_float(sf, block, 4096 / info.channels)) > 0) {
+		if (m->cancel && *m->cancel) {
+			rc = ts_error_set(m->err, TS_ECANCELED, "%s: interrupted", m->path);
+			break;
+		}
 		for (sf_count_t i = 0; i < got && !rc; i++) {
 			/* The encoder may still hold the frame it was given last. */
 			if (m->filled == 0 && (ret = av.av_frame_make_writable(m->frame)) < 0) {
@@ -448,7 +453,7 @@ static int open_sample_sizes(const char *path, long owner_pid, ts_error *err)
 static int write_here(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_m4b_opts *o,
                       ts_error *err)
 {
-	m4b m = {.path = path, .err = err, .fd = -1, .sample_sizes = -1};
+	m4b m = {.path = path, .err = err, .cancel = o->cancel, .fd = -1, .sample_sizes = -1};
 	cover c = {0};
 	char *tmp = NULL;
 	int rc = 0;
@@ -518,9 +523,11 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 {
 	job j = {path, ch, n, o};
 	char msg[1024] = "";
-	int rc = ts_in_child(write_fn, &j, msg, sizeof msg - 1);
+	int rc = ts_in_child_cancel(write_fn, &j, msg, sizeof msg - 1, o->cancel);
 	if (rc > 0)
 		return ts_error_set(err, -rc, "%s", msg);
+	if (rc < 0 && o->cancel && *o->cancel) /* its file is the caller's sweep's */
+		return ts_error_set(err, TS_ECANCELED, "%s: interrupted", path);
 	if (rc < 0)
 		return ts_error_set(err, TS_ECHILD,
 		                    "%s: cannot make it: the process making it did not finish "
@@ -540,7 +547,8 @@ int ts_m4b_make(const char *path, const ts_bookfile *book, ts_error *err)
 	                 .artist = book->author,
 	                 .cover = book->cover,
 	                 .quality = book->quality,
-	                 .owner_pid = book->owner_pid};
+	                 .owner_pid = book->owner_pid,
+	                 .cancel = book->cancel};
 	int rc = ts_m4b_write(path, ch, book->n, &o, err);
 	free(ch);
 	return rc;

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "publish/bookfile.h"
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct ts_m4b_chapter {
@@ -28,6 +29,7 @@ typedef struct ts_m4b_opts {
 	const char *cover;  /* JPEG or PNG file, or NULL */
 	int quality;        /* TS_QUALITY_MIN..MAX, or TS_QUALITY_DEFAULT: the bit rate */
 	long owner_pid;     /* tags the temporary name */
+	volatile sig_atomic_t *cancel; /* set to stop (TS_ECANCELED), or NULL */
 } ts_m4b_opts;
 
 /* The AAC bit rate (bits per second, mono) for --quality q. */

@@ -1,0 +1,104 @@
+#!/bin/bash
+# e2e_wholebook_stop: the whole-book files and what stops or repeats them
+# (issue 37, problems 5 and 9).
+#   - SIGTERM while the M4B is made, and while the EPUB's AAC is made:
+#     exit 130 at once, no temporary file left, the M4B and EPUB made
+#     before kept as they were;
+#   - two clean builds of one book a few seconds apart give the same EPUB,
+#     byte for byte; SOURCE_DATE_EPOCH sets its dcterms:modified;
+#   - an up-to-date book in a folder the build cannot write exits 0 (as
+#     user 65534 when run as root); one with a chapter to make exits 1.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+need_jq
+T=$TINGSHU
+opts=(build -j2 --loudness off)
+# A 2x3 PNG: a cover makes the whole-book files again, not the chapters.
+printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x03\x08\x02\x00\x00\x006\x88I\xd6\x00\x00\x00\x10IDATx\x9cc8``\x00D\x0c(\x14\x00JU\x06\xc1\xa87\xdf4\x00\x00\x00\x00IEND\xaeB`\x82' >cover.png
+
+long=""
+for i in $(seq 1 60); do long+="这是第${i}句话，讲的是一个很长的故事。"; done
+printf '第一章 长\n%s\n第二章 短\n小明走进了房间。他看见一只猫。\n' "$long" >book.txt
+
+run 0 first "$T" "${opts[@]}" --book m4b,epub -o out book.txt
+md5sum out/book.m4b out/book.epub >logs/before.md5
+
+# stop_at LABEL PATTERN ARGS...: a build with ARGS, sent SIGTERM as soon
+# as out holds a file matching PATTERN; it must exit 130 and leave the
+# folder's whole-book files as they were, and no temporary file.
+stop_at() {
+	local label=$1 pat=$2 pid seen= rc
+	shift 2
+	"$T" "${opts[@]}" "$@" -o out book.txt >"logs/$label.out" 2>"logs/$label.err" &
+	pid=$!
+	for _ in $(seq 1 3000); do
+		if find out -maxdepth 1 -name "$pat" 2>/dev/null | grep -q .; then
+			seen=1
+			break
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.005
+	done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	if [ -z "$seen" ]; then
+		fail "$label: no $pat seen before the build ended (exit $rc)"
+		return
+	fi
+	RUN_ERR=logs/$label.err
+	if [ "$rc" -eq 130 ]; then
+		pass "$label: SIGTERM while it is made: exit 130"
+	else
+		fail "$label: SIGTERM while it is made: exit $rc, expected 130"
+		show_err
+	fi
+	err_has "$label" "interrupted"
+	no_temp_files out "$label"
+	md5sum -c --quiet logs/before.md5 >/dev/null 2>&1 ||
+		fail "$label: the whole-book files made before were not kept"
+}
+stop_at m4b '.book.m4b.part-*' --book m4b,epub --cover cover.png
+{ cat cover.png; printf 'x'; } >cover2.png # another cover: another EPUB
+stop_at epub_aac '.epub-00*.m4a.part-*' --book epub --cover cover2.png
+
+# --- problem 9: the same EPUB every time; a read-only up-to-date book -----------
+printf '第一章\n你好。今天天气很好。\n第二章\n我们去公园吧。\n' >small.txt
+run 0 epub1 "$T" "${opts[@]}" --book epub -o e1 small.txt
+sleep 1.1 # the chapter files of the next build are a second younger
+run 0 epub2 "$T" "${opts[@]}" --book epub -o e2 small.txt
+if cmp -s e1/small.epub e2/small.epub; then
+	pass "two clean builds give the same EPUB"
+else
+	fail "two clean builds give different EPUBs: $(unzip -p e1/small.epub EPUB/package.opf | grep modified) vs $(unzip -p e2/small.epub EPUB/package.opf | grep modified)"
+fi
+SOURCE_DATE_EPOCH=1700000000 run 0 epub_sde "$T" "${opts[@]}" --book epub -o e3 small.txt
+unzip -p e3/small.epub EPUB/package.opf | grep -qF '"dcterms:modified">2023-11-14T22:13:20Z<' ||
+	fail "SOURCE_DATE_EPOCH=1700000000: $(unzip -p e3/small.epub EPUB/package.opf | grep modified)"
+SOURCE_DATE_EPOCH=soon run 1 epub_bad_sde "$T" "${opts[@]}" --book epub -o e4 small.txt &&
+	err_has epub_bad_sde "SOURCE_DATE_EPOCH=soon"
+
+# An up-to-date book in a folder this user cannot write: read, not written.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+chmod a+rx "$SCRATCH"
+as=()
+if [ "$(id -u)" -eq 0 ]; then
+	if command -v setpriv >/dev/null 2>&1 && "${NOBODY[@]}" test -x "$TINGSHU" 2>/dev/null &&
+		"${NOBODY[@]}" test -x "$SCRATCH" 2>/dev/null; then
+		as=("${NOBODY[@]}")
+	else
+		as=(skip)
+	fi
+fi
+if [ "${as[0]:-}" = skip ]; then
+	echo "note: running as root without setpriv: read-only folder case not checked"
+else
+	chmod -R a-w e1
+	run 0 readonly "${as[@]}" "$T" "${opts[@]}" --book epub -o e1 small.txt
+	err_has readonly "2 chapters up to date"
+	run 1 readonly_stale "${as[@]}" "$T" "${opts[@]}" --book epub --rate 1.2 -o e1 small.txt
+	err_has readonly_stale "cannot write to output folder"
+	chmod -R u+w e1
+fi
+
+e2e_finish
