@@ -242,14 +242,15 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 			continue;
 		else if (!(tmp[k] = ts_temp_name(path[i], pid)))
 			rc = ts_error_set(err, TS_ENOMEM, NULL); /* named before it is made */
-		else if (!(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
-		                                   text[i].len, pid, err)))
+		else if (!(rc = ts_write_text_temp(p->o.outdir, path[i],
+		                                   text[i].data ? text[i].data : "", text[i].len,
+		                                   pid, err)))
 			put[k++] = path[i];
 		else
 			free(tmp[k]), tmp[k] = NULL;
 	}
 	if (!rc && k)
-		rc = ts_commit_files(tmp, put, k, pid, err);
+		rc = ts_commit_files(p->o.outdir, tmp, put, k, pid, err);
 	else
 		for (size_t i = 0; i < k; i++)
 			unlink(tmp[i]); /* written, not put in place */
@@ -336,7 +337,7 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 		*complete = 0;
 	if (k == 0) {
 		if (l) /* a chapter with nothing to speak: its record alone */
-			rc = ts_commit_files(l->tmp, l->path, l->n, pid, err);
+			rc = ts_commit_files(p->o.outdir, l->tmp, l->path, l->n, pid, err);
 		l = NULL;
 		goto out;
 	}
@@ -367,7 +368,7 @@ out:
 	if (locked)
 		ts_lock_release(p->o.outdir, "book");
 	for (size_t i = 0; l && i < l->n; i++)
-		unlink(l->tmp[i]); /* not put in place */
+		ts_unlink_in(p->o.outdir, l->tmp[i]); /* not put in place */
 	free(e);
 	free(r);
 	return rc;
@@ -445,7 +446,7 @@ void ts_folder_sweep(const ts_plan *p, long pid)
 	char dir[PATH_MAX];
 	if (pid < 0)
 		ts_lock_sweep(p->o.outdir);
-	ts_temp_sweep(p->o.outdir, pid);
+	ts_temp_sweep(p->o.outdir, p->o.outdir, pid);
 	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
-	ts_temp_sweep(dir, pid);
+	ts_temp_sweep(p->o.outdir, dir, pid);
 }

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +27,18 @@ static int lock_path(char out[PATH_MAX], const char *outdir, const char *name)
 
 /* Is the build that holds the lock at path gone?  Only a build of this
  * machine can be known to be. */
-static int holder_gone(const char *path, char *who, size_t whosz)
+static int holder_gone(const char *outdir, const char *path, char *who, size_t whosz)
 {
 	char text[512] = "", host[256] = "", mine[256] = "";
 	long pid = 0;
-	FILE *f = fopen(path, "re");
+	const char *name;
+	int dir = ts_dir_open(outdir, path, &name);
+	int fd = dir < 0 ? -1 : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+	if (fd >= 0 && !f)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
 	if (f) {
 		size_t n = fread(text, 1, sizeof text - 1, f);
 		text[n] = '\0';
@@ -48,15 +56,16 @@ static int holder_gone(const char *path, char *who, size_t whosz)
 /* Make the lock at path hold "PID HOST": written under a temporary name,
  * then linked to its name, which fails when the lock exists, so that a
  * lock is never seen half-written.  0, -1 with errno. */
-static int lock_create(const char *path, const char *host)
+static int lock_create(const char *outdir, const char *path, const char *host)
 {
 	char *tmp = ts_temp_name(path, (long)getpid());
-	int rc = -1, e = ENOMEM;
-	if (!tmp)
-		goto out;
-	int fd = ts_create_excl(tmp);
-	if (fd < 0) {
-		e = errno;
+	const char *name, *slash = tmp ? strrchr(tmp, '/') : NULL;
+	int rc = -1, e = ENOMEM, fd = -1;
+	int dir = tmp ? ts_dir_open(outdir, path, &name) : -1;
+	if (!tmp || dir < 0 ||
+	    (fd = openat(dir, slash ? slash + 1 : tmp,
+	                 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0) {
+		e = tmp ? errno : ENOMEM;
 		goto out;
 	}
 	char text[320];
@@ -64,12 +73,14 @@ static int lock_create(const char *path, const char *host)
 	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
 	e = errno;
 	close(fd);
-	if (!rc && link(tmp, path) != 0) {
+	if (!rc && linkat(dir, slash ? slash + 1 : tmp, dir, name, 0) != 0) {
 		rc = -1;
 		e = errno;
 	}
-	unlink(tmp);
+	unlinkat(dir, slash ? slash + 1 : tmp, 0);
 out:
+	if (dir >= 0)
+		close(dir);
 	free(tmp);
 	errno = e;
 	return rc;
@@ -84,16 +95,16 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 		                    outdir);
 	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
-		if (lock_create(path, host) == 0)
+		if (lock_create(outdir, path, host) == 0)
 			goto out;
 		if (errno != EEXIST) {
 			rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot make it: %s", path,
 			                  strerror(errno));
 			goto out;
 		}
-		if (!holder_gone(path, who, sizeof who))
+		if (!holder_gone(outdir, path, who, sizeof who))
 			break;
-		unlink(path); /* its build is gone: taken over */
+		ts_unlink_in(outdir, path); /* its build is gone: taken over */
 	}
 	rc = ts_error_set(err, TS_EBUSY,
 	                  "%s is being built by %s (%s); wait for that build, or remove the lock "
@@ -119,19 +130,25 @@ void ts_lock_release(const char *outdir, const char *name)
 {
 	char path[PATH_MAX];
 	if (lock_path(path, outdir, name) == 0)
-		unlink(path);
+		ts_unlink_in(outdir, path);
 }
 
 void ts_lock_sweep(const char *outdir)
 {
 	ts_buf dir = {0}, path = {0};
 	char who[600];
+	const char *none;
 	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
 		goto out;
-	ts_temp_sweep(dir.data, -1); /* locks being made by builds now gone */
-	DIR *d = opendir(dir.data);
-	if (!d)
+	ts_temp_sweep(outdir, dir.data, -1); /* locks being made by builds now gone */
+	ts_buf_printf(&path, "%s/", dir.data);
+	int fd = ts_buf_error(&path) ? -1 : ts_dir_open(outdir, path.data, &none);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		goto out;
+	}
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
@@ -139,8 +156,8 @@ void ts_lock_sweep(const char *outdir)
 			continue;
 		ts_buf_clear(&path);
 		if (ts_buf_printf(&path, "%s/%s", dir.data, e->d_name) == 0 &&
-		    holder_gone(path.data, who, sizeof who))
-			unlink(path.data);
+		    holder_gone(outdir, path.data, who, sizeof who))
+			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
 out:

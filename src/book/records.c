@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -66,7 +67,7 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
 		ts_buf_printf(&text, "file %lld %s\n", r->sizes[i], r->files[i]);
 	int rc = ts_buf_error(&text) || record_path(&path, outdir, audio)
 	             ? ts_error_set(err, TS_ENOMEM, NULL)
-	             : ts_write_text_temp(path.data, text.data, text.len, owner_pid, err);
+	             : ts_write_text_temp(outdir, path.data, text.data, text.len, owner_pid, err);
 	ts_buf_free(&path);
 	ts_buf_free(&text);
 	return rc;
@@ -197,19 +198,25 @@ void ts_record_remove(const char *outdir, const char *audio)
 {
 	ts_buf path = {0};
 	if (record_path(&path, outdir, audio) == 0)
-		unlink(path.data);
+		ts_unlink_in(outdir, path.data);
 	ts_buf_free(&path);
 }
 
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud)
 {
 	ts_buf path = {0};
-	if (record_path(&path, outdir, NULL))
+	const char *dot;
+	if (record_path(&path, outdir, NULL) || ts_buf_printf(&path, "/"))
 		return TS_ENOMEM;
-	DIR *d = opendir(path.data);
+	int fd = ts_dir_open(outdir, path.data, &dot);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	ts_buf_free(&path);
-	if (!d)
-		return errno == ENOENT ? 0 : TS_EIO;
+	if (!d) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return e == ENOENT ? 0 : TS_EIO;
+	}
 	struct dirent *e;
 	ts_buf name = {0};
 	while ((e = readdir(d))) {
@@ -225,22 +232,51 @@ int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), 
 	return 0;
 }
 
+/* Why the state folder at path cannot be used, into err. */
+static int state_error(const char *path, ts_error *err)
+{
+	struct stat st;
+	int e = errno;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return ts_error_set(
+		    err, TS_EIO,
+		    "%s is a symbolic link where tingshu keeps its state, in a folder "
+		    "of its own: tingshu does not follow it (what it leads to is not "
+		    "this book's); remove the link and build again, or choose another "
+		    "folder with -o",
+		    path);
+	if (e == ENOTDIR || e == ELOOP)
+		return ts_error_set(
+		    err, TS_EIO,
+		    "%s is not a folder, and tingshu keeps its state there; move it "
+		    "away and build again, or choose another folder with -o",
+		    path);
+	return ts_error_set(err, ts_errno_code(e), "%s: cannot make it: %s", path, strerror(e));
+}
+
 int ts_state_init(const char *outdir, ts_error *err)
 {
-	ts_buf p = {0};
+	static const char *const dirs[3] = {"", "/chapters", "/locks"};
+	char p[PATH_MAX];
+	const char *name;
 	int rc = 0;
-	if (ts_buf_printf(&p, "%s/" TS_STATE_DIR, outdir))
-		return ts_error_set(err, TS_ENOMEM, NULL);
-	if (mkdir(p.data, 0777) != 0 && errno != EEXIST)
-		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
-	for (int i = 0; i < 2 && !rc; i++) {
-		ts_buf_clear(&p);
-		if (ts_buf_printf(&p, "%s/" TS_STATE_DIR "/%s", outdir, i ? "locks" : "chapters") ||
-		    (mkdir(p.data, 0777) != 0 && errno != EEXIST))
-			rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data,
-			                  strerror(errno));
+	/* Each folder made and opened where it is, never through a link, so
+	 * that no record or lock is written or removed outside outdir. */
+	for (int i = 0; i < 3 && !rc; i++) {
+		int n = snprintf(p, sizeof p, "%s/" TS_STATE_DIR "%s", outdir, dirs[i]);
+		if (n < 0 || (size_t)n >= sizeof p)
+			return ts_error_set(err, TS_EINVAL,
+			                    "%s: the output folder's path is too long", outdir);
+		int dir = ts_dir_open(outdir, p, &name), fd = -1;
+		if (dir >= 0 && (mkdirat(dir, name, 0777) == 0 || errno == EEXIST))
+			fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			rc = state_error(p, err);
+		if (fd >= 0)
+			close(fd);
+		if (dir >= 0)
+			close(dir);
 	}
-	ts_buf_free(&p);
 	return rc;
 }
 

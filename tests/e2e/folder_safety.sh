@@ -1,0 +1,55 @@
+#!/bin/bash
+# e2e_folder_safety: tingshu writes and deletes only its own files in its
+# output folder (issue 37):
+#   1. a link where the state folder (OUT/.tingshu) or one of its folders
+#      (chapters/, locks/) belongs is refused with a message naming it;
+#      nothing outside the folder is written or deleted;
+# Tiny books, --loudness off, -j1: a few seconds.
+. "$(dirname "$0")/lib.sh"
+e2e_init "$@"
+need_jq
+T=$TINGSHU
+
+# book FILE N [WORD]: a book of N short chapters ("第I章 WORD"), its
+# title its file name.
+book() {
+	local f=$1 n=$2 word=${3:-山路} i
+	: >"$f"
+	for ((i = 1; i <= n; i++)); do
+		printf '第%d章 %s\n' "$i" "$word" >>"$f"
+		write_chapter part.txt 2
+		cat part.txt >>"$f"
+	done
+	rm -f part.txt
+}
+
+# listing DIR: every file under DIR with its size, sorted.
+listing() {
+	(cd "$1" && find . -printf '%P %s %y\n' | LC_ALL=C sort)
+}
+
+book a.txt 2
+B=(build --loudness off -j1)
+
+# --- 1. links where the state folder's folders belong -----------------------
+for where in .tingshu/chapters .tingshu/locks .tingshu; do
+	tag=${where//[.\/]/_}
+	out=out1$tag
+	run 0 "link$tag-first" "$T" "${B[@]}" -o "$out" a.txt || continue
+	# Somewhere else, files that are not this book's: another book's state.
+	mkdir -p "elsewhere$tag"
+	cp -r "$out/$where/." "elsewhere$tag/"
+	echo "not tingshu's" >"elsewhere$tag/keep.txt"
+	printf 'tingshu-chapter 1\nkey 00\nfile 1 x\n' >"elsewhere$tag/zzz.wav.rec"
+	before=$(listing "elsewhere$tag")
+	rm -r "${out:?}/$where"
+	ln -s "$PWD/elsewhere$tag" "$out/$where"
+	book a.txt 3 # a chapter more: the build has something to write
+	run 1 "link$tag" "$T" "${B[@]}" -o "$out" a.txt
+	err_has "link$tag" "$out/$where" "symbolic link" "remove the link"
+	[ "$(listing "elsewhere$tag")" = "$before" ] ||
+		fail "link$tag: files behind the link $where were changed: $(diff <(echo "$before") <(listing "elsewhere$tag") | head -5)"
+	book a.txt 2
+done
+
+e2e_finish
