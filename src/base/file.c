@@ -267,19 +267,53 @@ int ts_unlink_in(const char *root, const char *path)
 	return rc;
 }
 
-void ts_temp_sweep(const char *root, const char *dir, long pid)
+int ts_link_in(const char *root, const char *path, const char *to)
 {
-	char host[64], p[PATH_MAX]; /* on the stack: the sweep works when memory is short */
 	const char *name;
-	ts_host_name(host);
+	int dir = ts_dir_open(root, path, &name), rc = -1;
+	if (dir < 0)
+		return -1;
+	rc = linkat(dir, name, dir, base_of(to), 0);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return rc;
+}
+
+FILE *ts_fopen_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name);
+	int fd = dir < 0 ? -1 : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	if (dir >= 0)
+		close(dir);
+	errno = e;
+	return fd < 0 ? NULL : stream_of(fd, "r", NULL);
+}
+
+DIR *ts_opendir_in(const char *root, const char *dir)
+{
+	char p[PATH_MAX]; /* on the stack: sweeps work when memory is short */
+	const char *name;
 	int n = snprintf(p, sizeof p, "%s/", dir);
 	int fd = n > 0 && (size_t)n < sizeof p ? ts_dir_open(root, p, &name) : -1;
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
+	if (!d && fd >= 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
 	}
+	return d;
+}
+
+void ts_temp_sweep(const char *root, const char *dir, long pid)
+{
+	char host[64];
+	ts_host_name(host);
+	DIR *d = ts_opendir_in(root, dir);
+	if (!d)
+		return;
 	struct dirent *e;
 	while ((e = readdir(d)))
 		if (sweepable(e->d_name, pid, host))

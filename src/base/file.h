@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -111,6 +112,15 @@ int ts_dir_open(const char *root, const char *path, const char **name);
  * others return 0, or -1 with errno. */
 int ts_create_excl_in(const char *root, const char *path);
 int ts_unlink_in(const char *root, const char *path);
+/* Link path to the new name to in the same folder. */
+int ts_link_in(const char *root, const char *path, const char *to);
+/* path opened to read (a link at path itself is not followed either):
+ * NULL with errno.  The caller fcloses it. */
+FILE *ts_fopen_in(const char *root, const char *path);
+/* The folder dir (in root, or root itself) opened to list: NULL with
+ * errno.  The caller closedirs it; entries are removed with
+ * unlinkat(dirfd()). */
+DIR *ts_opendir_in(const char *root, const char *dir);
 
 /* Put n finished files, each at its temporary name tmp[i], at path[i]:
  * all of them or none.  The files they replace are kept under temporary

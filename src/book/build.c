@@ -359,16 +359,31 @@ out:
 	return rc;
 }
 
+/* What tells the book from another in a folder: its title and inputs. */
+static void book_identity(const ts_plan *p, char id[TS_HASH_HEX])
+{
+	ts_hash h;
+	ts_hash_init(&h);
+	ts_hash_str(&h, ts_book_title(p->book));
+	for (size_t i = 0; i < p->n; i++)
+		if (!i || strcmp(ts_book_chapter(p->book, i)->display,
+		                 ts_book_chapter(p->book, i - 1)->display) != 0)
+			ts_hash_str(&h, ts_book_chapter(p->book, i)->display);
+	ts_hash_hex(&h, id);
+}
+
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
 {
 	double t0 = ts_seconds();
 	work w = {0};
 	size_t present = 0;
 	int complete = 0;
+	char id[TS_HASH_HEX];
 	memset(sum, 0, sizeof *sum);
 	sum->chapters = p->n;
+	book_identity(p, id);
 	int rc = ts_folder_open(p, err);
-	if (rc)
+	if (rc || (rc = ts_lock_build(p->o.outdir, id, err)))
 		return rc;
 	ts_folder_sweep(p, -1); /* what builds killed on this machine left */
 	ts_chapter_job job = chapter_job(p);
@@ -395,5 +410,6 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 out:
 	ts_folder_sweep(p, (long)getpid());
 	work_free(p, &w, p->n);
+	ts_lock_build_release(p->o.outdir, id);
 	return rc;
 }

@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +30,7 @@ static int holder_gone(const char *outdir, const char *path, char *who, size_t w
 {
 	char text[512] = "", host[256] = "", mine[256] = "";
 	long pid = 0;
-	const char *name;
-	int dir = ts_dir_open(outdir, path, &name);
-	int fd = dir < 0 ? -1 : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
-	if (fd >= 0 && !f)
-		close(fd);
-	if (dir >= 0)
-		close(dir);
+	FILE *f = ts_fopen_in(outdir, path);
 	if (f) {
 		size_t n = fread(text, 1, sizeof text - 1, f);
 		text[n] = '\0';
@@ -59,13 +51,12 @@ static int holder_gone(const char *outdir, const char *path, char *who, size_t w
 static int lock_create(const char *outdir, const char *path, const char *host)
 {
 	char *tmp = ts_temp_name(path, (long)getpid());
-	const char *name, *slash = tmp ? strrchr(tmp, '/') : NULL;
-	int rc = -1, e = ENOMEM, fd = -1;
-	int dir = tmp ? ts_dir_open(outdir, path, &name) : -1;
-	if (!tmp || dir < 0 ||
-	    (fd = openat(dir, slash ? slash + 1 : tmp,
-	                 O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0) {
-		e = tmp ? errno : ENOMEM;
+	int rc = -1, e = ENOMEM;
+	if (!tmp)
+		goto out;
+	int fd = ts_create_excl_in(outdir, tmp);
+	if (fd < 0) {
+		e = errno;
 		goto out;
 	}
 	char text[320];
@@ -73,14 +64,12 @@ static int lock_create(const char *outdir, const char *path, const char *host)
 	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
 	e = errno;
 	close(fd);
-	if (!rc && linkat(dir, slash ? slash + 1 : tmp, dir, name, 0) != 0) {
+	if (!rc && ts_link_in(outdir, tmp, path) != 0) {
 		rc = -1;
 		e = errno;
 	}
-	unlinkat(dir, slash ? slash + 1 : tmp, 0);
+	ts_unlink_in(outdir, tmp);
 out:
-	if (dir >= 0)
-		close(dir);
 	free(tmp);
 	errno = e;
 	return rc;
@@ -137,18 +126,12 @@ void ts_lock_sweep(const char *outdir)
 {
 	ts_buf dir = {0}, path = {0};
 	char who[600];
-	const char *none;
 	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
 		goto out;
 	ts_temp_sweep(outdir, dir.data, -1); /* locks being made by builds now gone */
-	ts_buf_printf(&path, "%s/", dir.data);
-	int fd = ts_buf_error(&path) ? -1 : ts_dir_open(outdir, path.data, &none);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = ts_opendir_in(outdir, dir.data);
+	if (!d)
 		goto out;
-	}
 	struct dirent *e;
 	while ((e = readdir(d))) {
 		size_t l = strlen(e->d_name);
@@ -163,4 +146,58 @@ void ts_lock_sweep(const char *outdir)
 out:
 	ts_buf_free(&dir);
 	ts_buf_free(&path);
+}
+
+/* The lock that says this build of book id is at work. */
+static void build_lock_name(char out[256], const char *id)
+{
+	char host[64];
+	ts_host_name(host);
+	snprintf(out, 256, "build-%.32s-%ld@%s", id, (long)getpid(), host);
+}
+
+/* Is a build of a book other than id at work in outdir?  TS_EBUSY with
+ * err saying who, or 0. */
+static int other_book(const char *outdir, const char *id, ts_error *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX], who[600];
+	int rc = 0;
+	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks/", outdir);
+	DIR *d = ts_opendir_in(outdir, dir);
+	struct dirent *e;
+	while (d && !rc && (e = readdir(d))) {
+		size_t n = strlen(id);
+		if (strncmp(e->d_name, "build-", 6) != 0 ||
+		    (strncmp(e->d_name + 6, id, n) == 0 && e->d_name[6 + n] == '-') ||
+		    snprintf(path, sizeof path, "%s%s", dir, e->d_name) >= PATH_MAX ||
+		    holder_gone(outdir, path, who, sizeof who))
+			continue;
+		rc = ts_error_set(err, TS_EBUSY,
+		                  "%s is being built by %s, a build of another book (%s); wait "
+		                  "for that build to end, or choose another folder with -o",
+		                  outdir, who, path);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+int ts_lock_build(const char *outdir, const char *id, ts_error *err)
+{
+	char name[256];
+	int rc = ts_lock_wait(outdir, "book", 60.0, err);
+	if (rc)
+		return rc;
+	build_lock_name(name, id);
+	if (!(rc = other_book(outdir, id, err)))
+		rc = ts_lock_take(outdir, name, err);
+	ts_lock_release(outdir, "book");
+	return rc;
+}
+
+void ts_lock_build_release(const char *outdir, const char *id)
+{
+	char name[256];
+	build_lock_name(name, id);
+	ts_lock_release(outdir, name);
 }

@@ -205,18 +205,12 @@ void ts_record_remove(const char *outdir, const char *audio)
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud)
 {
 	ts_buf path = {0};
-	const char *dot;
-	if (record_path(&path, outdir, NULL) || ts_buf_printf(&path, "/"))
+	if (record_path(&path, outdir, NULL))
 		return TS_ENOMEM;
-	int fd = ts_dir_open(outdir, path.data, &dot);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = ts_opendir_in(outdir, path.data);
 	ts_buf_free(&path);
-	if (!d) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return e == ENOENT ? 0 : TS_EIO;
-	}
+	if (!d)
+		return errno == ENOENT ? 0 : TS_EIO;
 	struct dirent *e;
 	ts_buf name = {0};
 	while ((e = readdir(d))) {

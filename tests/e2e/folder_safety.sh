@@ -4,6 +4,8 @@
 #   1. a link where the state folder (OUT/.tingshu) or one of its folders
 #      (chapters/, locks/) belongs is refused with a message naming it;
 #      nothing outside the folder is written or deleted;
+#   4. two builds of different books into one folder at once: the second
+#      exits 75 saying who holds the folder; the first book stays whole.
 # Tiny books, --loudness off, -j1: a few seconds.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
@@ -29,6 +31,7 @@ listing() {
 }
 
 book a.txt 2
+book b.txt 2 河边
 B=(build --loudness off -j1)
 
 # --- 1. links where the state folder's folders belong -----------------------
@@ -52,4 +55,22 @@ for where in .tingshu/chapters .tingshu/locks .tingshu; do
 	book a.txt 2
 done
 
+# --- 4. two books into one folder at once -----------------------------------
+book a.txt 6
+"$T" "${B[@]}" -o out4 a.txt >logs/first.out 2>logs/first.err &
+first=$!
+for ((i = 0; i < 500; i++)); do # until the first build is under way
+	ls out4/.tingshu/locks/*.lock >/dev/null 2>&1 && break
+	sleep 0.01
+done
+run 75 second "$T" "${B[@]}" --force -o out4 b.txt
+err_has second "pid $first"
+wait $first
+rc=$?
+[ $rc = 0 ] || fail "first: exit code $rc: $(cat logs/first.err)"
+[ "$(jq -r '.title, .complete, (.chapters | length)' out4/manifest.json 2>/dev/null | tr '\n' ' ')" = "a true 6 " ] ||
+	fail "first: out4 is not book a whole: $(jq -c '[.title, .complete, (.chapters | length)]' out4/manifest.json)"
+for f in $(jq -r '.chapters[].audio' out4/manifest.json); do
+	[ -f "out4/$f" ] || fail "first: $f is gone"
+done
 e2e_finish
