@@ -62,36 +62,72 @@ static int probe_writable(const char *dir)
 	return 0;
 }
 
-/* Was the manifest at path written by tingshu?  Its first lines say. */
-static int tingshu_manifest(const char *path)
+/* Was the manifest (or page) at path written by tingshu?  Its first lines
+ * say. */
+static int by_tingshu(const char *path, const char *mark)
 {
-	char head[256] = "";
+	char head[512] = "";
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
 	head[n] = '\0';
-	return strstr(head, "\"generator\": \"tingshu ") != NULL;
+	return strstr(head, mark) != NULL;
+}
+
+/* Does the folder hold another book than p's (see
+ * ts_manifest_other_book())?  TS_EEXIST with err saying which. */
+static int another_book(const ts_plan *p, const char *manifest, ts_error *err)
+{
+	const char **src = calloc(p->n ? p->n : 1, sizeof *src);
+	size_t n = 0;
+	ts_buf what = {0};
+	for (size_t i = 0; src && i < p->n; i++)
+		if (!n || strcmp(src[n - 1], ts_book_chapter(p->book, i)->display) != 0)
+			src[n++] = ts_book_chapter(p->book, i)->display;
+	int rc = src ? ts_manifest_other_book(manifest, ts_book_title(p->book), src, n, &what)
+	             : TS_ENOMEM;
+	if (rc < 0)
+		rc = ts_error_set(err, rc, NULL);
+	else if (rc == 1)
+		rc = ts_error_set(err, TS_EEXIST,
+		                  "%s holds another book, %s: tingshu will not replace it without "
+		                  "--force; build with --force to replace it, or choose another "
+		                  "folder with -o",
+		                  p->o.outdir, what.data);
+	free(src);
+	ts_buf_free(&what);
+	return rc;
 }
 
 int ts_folder_open(const ts_plan *p, ts_error *err)
 {
+	static const char *const names[3] = {"manifest.json", "index.html", "playlist.m3u"};
 	const char *outdir = p->o.outdir;
 	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0)
 		return ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
 		                    strerror(errno));
-	char manifest[PATH_MAX];
+	char path[3][PATH_MAX];
 	struct stat st;
-	ts_plan_path(p, "manifest.json", manifest);
-	if (lstat(manifest, &st) == 0 && !ts_state_exists(outdir) && !tingshu_manifest(manifest))
-		return ts_error_set(
-		    err, TS_EEXIST,
-		    "%s holds a manifest.json that tingshu did not write: it is not "
-		    "a tingshu audiobook, and tingshu will not write over its files; "
-		    "choose another folder with -o",
-		    outdir);
-	return ts_state_init(outdir, err);
+	int state = ts_state_exists(outdir), ours[3];
+	for (int i = 0; i < 3; i++)
+		ts_plan_path(p, names[i], path[i]);
+	/* What tingshu wrote says so; a playlist says nothing: the book's
+	 * manifest beside it, or its state, makes it tingshu's. */
+	ours[0] = by_tingshu(path[0], "\"generator\": \"tingshu ");
+	ours[1] = by_tingshu(path[1], "<meta name=\"generator\" content=\"tingshu\">");
+	ours[2] = ours[0];
+	for (int i = 0; i < 3 && !state; i++)
+		if (lstat(path[i], &st) == 0 && !ours[i])
+			return ts_error_set(
+			    err, TS_EEXIST,
+			    "%s holds %s %s that tingshu did not write: it is not a "
+			    "tingshu audiobook, and tingshu will not write over its "
+			    "files; choose another folder with -o",
+			    outdir, i == 1 ? "an" : "a", names[i]);
+	int rc = ours[0] && !p->o.force ? another_book(p, path[0], err) : 0;
+	return rc ? rc : ts_state_init(outdir, err);
 }
 
 /* The manifest's entry of chapter i, from its record. */

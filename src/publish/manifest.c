@@ -1,8 +1,11 @@
 /* manifest.c - manifest.json (see manifest.h). */
 #include "publish/manifest.h"
 
+#include "base/file.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef TS_VERSION
@@ -144,4 +147,66 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	}
 	rc |= ts_buf_printf(b, "%s]\n}\n", n ? "\n  " : "");
 	return rc ? TS_ENOMEM : 0;
+}
+
+/* The length of the JSON string literal at s, its quotes included; 0
+ * when there is none. */
+static size_t json_literal(const char *s)
+{
+	for (size_t i = 1; *s == '"' && s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1])
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/* Does the literal at v (length vl) say s? */
+static int says(const char *v, size_t vl, const char *s, ts_buf *tmp)
+{
+	ts_buf_clear(tmp);
+	ts_json_string(tmp, s);
+	return !ts_buf_error(tmp) && tmp->len == vl && memcmp(tmp->data, v, vl) == 0;
+}
+
+/* Of ts_manifest_other_book(): the manifest's text in text. */
+static int other_book(const char *text, const char *title, const char *const *sources, size_t n,
+                      ts_buf *what)
+{
+	ts_buf tmp = {0};
+	const char *t = strstr(text, "\n  \"title\": "), *first = NULL, *s, *v;
+	size_t tl = t ? json_literal(t += 12) : 0, fl = 0, vl;
+	int other = tl && !says(t, tl, title, &tmp);
+	for (s = text; other && (s = strstr(s, "\"source\": ")); s = v) {
+		vl = json_literal(v = s + 10);
+		if (!first)
+			first = v, fl = vl;
+		for (size_t i = 0; i < n && other; i++)
+			other = !says(v, vl, sources[i], &tmp);
+	}
+	if (other && ts_buf_printf(what, "%.*s", (int)tl, t) == 0 && first)
+		ts_buf_printf(what, " (from %.*s)", (int)fl, first);
+	other = ts_buf_error(&tmp) || ts_buf_error(what) ? TS_ENOMEM : other;
+	ts_buf_free(&tmp);
+	return other;
+}
+
+int ts_manifest_other_book(const char *path, const char *title, const char *const *sources,
+                           size_t n, ts_buf *what)
+{
+	ts_buf text = {0};
+	char block[65536];
+	size_t got;
+	int rc = 0;
+	FILE *f = ts_fopen_regular(path, "rb", NULL, &rc);
+	if (!f)
+		return 0;
+	while ((got = fread(block, 1, sizeof block, f)) > 0 && !rc)
+		rc = ts_buf_append(&text, block, got);
+	fclose(f);
+	if (!rc && !(rc = ts_buf_putc(&text, '\0')))
+		rc = other_book(text.data, title, sources, n, what);
+	ts_buf_free(&text);
+	return rc < 0 ? TS_ENOMEM : rc;
 }

@@ -4,6 +4,9 @@
 #   1. a link where the state folder (OUT/.tingshu) or one of its folders
 #      (chapters/, locks/) belongs is refused with a message naming it;
 #      nothing outside the folder is written or deleted;
+#   2. a folder holding an index.html or playlist.m3u tingshu did not
+#      write is refused, and so is a folder holding another book (another
+#      title, other inputs) without --force;
 #   4. two builds of different books into one folder at once: the second
 #      exits 75 saying who holds the folder; the first book stays whole.
 # Tiny books, --loudness off, -j1: a few seconds.
@@ -54,6 +57,25 @@ for where in .tingshu/chapters .tingshu/locks .tingshu; do
 		fail "link$tag: files behind the link $where were changed: $(diff <(echo "$before") <(listing "elsewhere$tag") | head -5)"
 	book a.txt 2
 done
+
+# --- 2. the user's own files, another book --------------------------------
+mkdir web music
+echo '<html><body>my site</body></html>' >web/index.html
+printf '#EXTM3U\nsong.mp3\n' >music/playlist.m3u
+for d in web music; do
+	before=$(listing $d; md5sum $d/*)
+	run 1 "own-$d" "$T" "${B[@]}" -o $d a.txt
+	err_has "own-$d" "tingshu did not write" "-o"
+	[ "$(listing $d; md5sum $d/*)" = "$before" ] || fail "own-$d: $d was changed"
+done
+run 0 other-first "$T" "${B[@]}" -o out2 a.txt
+before=$(listing out2)
+run 1 other-book "$T" "${B[@]}" -o out2 b.txt
+err_has other-book "out2" '"a"' "--force"
+[ "$(listing out2)" = "$before" ] || fail "other-book: the book in out2 was changed"
+run 0 other-same "$T" "${B[@]}" -o out2 a.txt # the same book again: fine
+run 0 other-force "$T" "${B[@]}" --force -o out2 b.txt
+[ "$(jq -r .title out2/manifest.json)" = b ] || fail "other-force: out2 does not hold book b"
 
 # --- 4. two books into one folder at once -----------------------------------
 book a.txt 6
