@@ -267,6 +267,21 @@ int ts_unlink_in(const char *root, const char *path)
 	return rc;
 }
 
+int ts_mkdir_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name), fd = -1;
+	if (dir >= 0 && (mkdirat(dir, name, 0777) == 0 || errno == EEXIST))
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
+	errno = e;
+	return fd < 0 ? -1 : 0;
+}
+
 int ts_link_in(const char *root, const char *path, const char *to)
 {
 	const char *name;

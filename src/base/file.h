@@ -112,6 +112,9 @@ int ts_dir_open(const char *root, const char *path, const char **name);
  * others return 0, or -1 with errno. */
 int ts_create_excl_in(const char *root, const char *path);
 int ts_unlink_in(const char *root, const char *path);
+/* Make the folder path (when missing) and check that it is one: -1 with
+ * ENOTDIR or ELOOP when it is a link or not a folder. */
+int ts_mkdir_in(const char *root, const char *path);
 /* Link path to the new name to in the same folder. */
 int ts_link_in(const char *root, const char *path, const char *to);
 /* path opened to read (a link at path itself is not followed either):

@@ -122,30 +122,45 @@ void ts_lock_release(const char *outdir, const char *name)
 		ts_unlink_in(outdir, path);
 }
 
+/* Each lock of outdir: with id NULL, those of builds that are gone are
+ * removed; else TS_EBUSY with err saying who when a build of a book other
+ * than id holds one of build_lock_name(), or 0. */
+static int scan_locks(const char *outdir, const char *id, ts_error *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX], who[600];
+	int rc = 0, n = id ? (int)strlen(id) : 0;
+	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks", outdir);
+	DIR *d = ts_opendir_in(outdir, dir);
+	struct dirent *e;
+	while (d && !rc && (e = readdir(d))) {
+		const char *name = e->d_name;
+		size_t l = strlen(name);
+		if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".lock") != 0 ||
+		    (id && (strncmp(name, "build-", 6) != 0 ||
+		            (strncmp(name + 6, id, (size_t)n) == 0 && name[6 + n] == '-'))) ||
+		    snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+			continue;
+		int gone = holder_gone(outdir, path, who, sizeof who);
+		if (!id && gone)
+			unlinkat(dirfd(d), name, 0);
+		else if (id && !gone)
+			rc = ts_error_set(
+			    err, TS_EBUSY,
+			    "%s is being built by %s, a build of another book (%s); wait "
+			    "for that build to end, or choose another folder with -o",
+			    outdir, who, path);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
 void ts_lock_sweep(const char *outdir)
 {
-	ts_buf dir = {0}, path = {0};
-	char who[600];
-	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
-		goto out;
-	ts_temp_sweep(outdir, dir.data, -1); /* locks being made by builds now gone */
-	DIR *d = ts_opendir_in(outdir, dir.data);
-	if (!d)
-		goto out;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (e->d_name[0] == '.' || l <= 5 || strcmp(e->d_name + l - 5, ".lock") != 0)
-			continue;
-		ts_buf_clear(&path);
-		if (ts_buf_printf(&path, "%s/%s", dir.data, e->d_name) == 0 &&
-		    holder_gone(outdir, path.data, who, sizeof who))
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	closedir(d);
-out:
-	ts_buf_free(&dir);
-	ts_buf_free(&path);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks", outdir);
+	ts_temp_sweep(outdir, dir, -1); /* locks being made by builds now gone */
+	scan_locks(outdir, NULL, NULL);
 }
 
 /* The lock that says this build of book id is at work. */
@@ -156,32 +171,6 @@ static void build_lock_name(char out[256], const char *id)
 	snprintf(out, 256, "build-%.32s-%ld@%s", id, (long)getpid(), host);
 }
 
-/* Is a build of a book other than id at work in outdir?  TS_EBUSY with
- * err saying who, or 0. */
-static int other_book(const char *outdir, const char *id, ts_error *err)
-{
-	char dir[PATH_MAX], path[PATH_MAX], who[600];
-	int rc = 0;
-	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks/", outdir);
-	DIR *d = ts_opendir_in(outdir, dir);
-	struct dirent *e;
-	while (d && !rc && (e = readdir(d))) {
-		size_t n = strlen(id);
-		if (strncmp(e->d_name, "build-", 6) != 0 ||
-		    (strncmp(e->d_name + 6, id, n) == 0 && e->d_name[6 + n] == '-') ||
-		    snprintf(path, sizeof path, "%s%s", dir, e->d_name) >= PATH_MAX ||
-		    holder_gone(outdir, path, who, sizeof who))
-			continue;
-		rc = ts_error_set(err, TS_EBUSY,
-		                  "%s is being built by %s, a build of another book (%s); wait "
-		                  "for that build to end, or choose another folder with -o",
-		                  outdir, who, path);
-	}
-	if (d)
-		closedir(d);
-	return rc;
-}
-
 int ts_lock_build(const char *outdir, const char *id, ts_error *err)
 {
 	char name[256];
@@ -189,7 +178,7 @@ int ts_lock_build(const char *outdir, const char *id, ts_error *err)
 	if (rc)
 		return rc;
 	build_lock_name(name, id);
-	if (!(rc = other_book(outdir, id, err)))
+	if (!(rc = scan_locks(outdir, id, err)))
 		rc = ts_lock_take(outdir, name, err);
 	ts_lock_release(outdir, "book");
 	return rc;

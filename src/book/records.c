@@ -17,7 +17,6 @@
 #include <dirent.h>
 #include <signal.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -226,52 +225,33 @@ int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), 
 	return 0;
 }
 
-/* Why the state folder at path cannot be used, into err. */
-static int state_error(const char *path, ts_error *err)
-{
-	struct stat st;
-	int e = errno;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		return ts_error_set(
-		    err, TS_EIO,
-		    "%s is a symbolic link where tingshu keeps its state, in a folder "
-		    "of its own: tingshu does not follow it (what it leads to is not "
-		    "this book's); remove the link and build again, or choose another "
-		    "folder with -o",
-		    path);
-	if (e == ENOTDIR || e == ELOOP)
-		return ts_error_set(
-		    err, TS_EIO,
-		    "%s is not a folder, and tingshu keeps its state there; move it "
-		    "away and build again, or choose another folder with -o",
-		    path);
-	return ts_error_set(err, ts_errno_code(e), "%s: cannot make it: %s", path, strerror(e));
-}
-
 int ts_state_init(const char *outdir, ts_error *err)
 {
 	static const char *const dirs[3] = {"", "/chapters", "/locks"};
 	char p[PATH_MAX];
-	const char *name;
-	int rc = 0;
+	struct stat st;
 	/* Each folder made and opened where it is, never through a link, so
 	 * that no record or lock is written or removed outside outdir. */
-	for (int i = 0; i < 3 && !rc; i++) {
-		int n = snprintf(p, sizeof p, "%s/" TS_STATE_DIR "%s", outdir, dirs[i]);
+	for (int i = 0; i < 3; i++) {
+		int n = snprintf(p, sizeof p, "%s/" TS_STATE_DIR "%s", outdir, dirs[i]), e;
 		if (n < 0 || (size_t)n >= sizeof p)
 			return ts_error_set(err, TS_EINVAL,
 			                    "%s: the output folder's path is too long", outdir);
-		int dir = ts_dir_open(outdir, p, &name), fd = -1;
-		if (dir >= 0 && (mkdirat(dir, name, 0777) == 0 || errno == EEXIST))
-			fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			rc = state_error(p, err);
-		if (fd >= 0)
-			close(fd);
-		if (dir >= 0)
-			close(dir);
+		if (ts_mkdir_in(outdir, p) == 0)
+			continue;
+		e = errno;
+		if (e != ENOTDIR && e != ELOOP)
+			return ts_error_set(err, ts_errno_code(e), "%s: cannot make it: %s", p,
+			                    strerror(e));
+		int link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+		return ts_error_set(
+		    err, TS_EIO,
+		    "%s is %s where tingshu keeps its state, in a folder of its own: "
+		    "tingshu does not follow or replace it; remove %s and build "
+		    "again, or choose another folder with -o",
+		    p, link ? "a symbolic link" : "not a folder", link ? "the link" : "it");
 	}
-	return rc;
+	return 0;
 }
 
 int ts_state_exists(const char *outdir)
