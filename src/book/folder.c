@@ -80,12 +80,15 @@ static int by_tingshu(const char *path, const char *mark)
  * ts_manifest_other_book())?  TS_EEXIST with err saying which. */
 static int another_book(const ts_plan *p, const char *manifest, ts_error *err)
 {
-	const char **src = calloc(p->n ? p->n : 1, sizeof *src);
+	const char **src = calloc(p->n ? 2 * p->n : 1, sizeof *src);
 	size_t n = 0;
 	ts_buf what = {0};
-	for (size_t i = 0; src && i < p->n; i++)
-		if (!n || strcmp(src[n - 1], ts_book_chapter(p->book, i)->display) != 0)
+	for (size_t i = 0; src && i < p->n; i++) {
+		if (!i || strcmp(ts_book_chapter(p->book, i - 1)->display,
+		                 ts_book_chapter(p->book, i)->display) != 0)
 			src[n++] = ts_book_chapter(p->book, i)->display;
+		src[n++] = p->names[i];
+	}
 	int rc = src ? ts_manifest_other_book(manifest, ts_book_title(p->book), src, n, &what)
 	             : TS_ENOMEM;
 	if (rc < 0)

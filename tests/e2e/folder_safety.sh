@@ -74,6 +74,8 @@ run 1 other-book "$T" "${B[@]}" -o out2 b.txt
 err_has other-book "out2" '"a"' "--force"
 [ "$(listing out2)" = "$before" ] || fail "other-book: the book in out2 was changed"
 run 0 other-same "$T" "${B[@]}" -o out2 a.txt # the same book again: fine
+sed 's/少年/孩子/' a.txt >a-edit.txt # edited under a new name: its chapters
+run 0 other-renamed "$T" "${B[@]}" -o out2 a-edit.txt
 run 0 other-force "$T" "${B[@]}" --force -o out2 b.txt
 [ "$(jq -r .title out2/manifest.json)" = b ] || fail "other-force: out2 does not hold book b"
 
