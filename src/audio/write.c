@@ -425,15 +425,21 @@ void ts_writer_abort(ts_writer *w)
 	writer_free(w);
 }
 
-int ts_write_text_temp(const char *path, const char *data, size_t len, long owner_pid,
-                       ts_error *err)
+int ts_write_text_temp(const char *root, const char *path, const char *data, size_t len,
+                       long owner_pid, ts_error *err)
 {
 	char *tmp = ts_temp_name(path, owner_pid);
 	if (!tmp)
 		return ts_error_set(err, TS_ENOMEM, "out of memory");
-	int rc = 0;
-	FILE *f = ts_fcreate_excl(tmp, "wb");
+	int rc = 0, fd = ts_create_excl_in(root, tmp);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (!f) {
+		int e = errno;
+		if (fd >= 0) {
+			close(fd);
+			ts_unlink_in(root, tmp);
+		}
+		errno = e;
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
 		free(tmp);
@@ -446,7 +452,7 @@ int ts_write_text_temp(const char *path, const char *data, size_t len, long owne
 		e = errno;
 	if (e) {
 		rc = ts_error_set(err, ts_errno_code(e), "%s: write failed: %s", path, strerror(e));
-		unlink(tmp);
+		ts_unlink_in(root, tmp);
 	}
 	free(tmp);
 	return rc;
@@ -455,7 +461,7 @@ int ts_write_text_temp(const char *path, const char *data, size_t len, long owne
 int ts_write_text_file(const char *path, const char *data, size_t len, long owner_pid,
                        ts_error *err)
 {
-	int rc = ts_write_text_temp(path, data, len, owner_pid, err);
+	int rc = ts_write_text_temp(NULL, path, data, len, owner_pid, err);
 	if (rc)
 		return rc;
 	char *tmp = ts_temp_name(path, owner_pid);

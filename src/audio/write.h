@@ -81,10 +81,12 @@ void ts_writer_abort(ts_writer *w);
 const char *ts_writer_errmsg(const ts_writer *w);
 
 /* Write a small text file at its temporary name, ts_temp_name(path),
- * for the caller to put in place.  Returns 0, TS_ENOMEM or TS_EIO with
- * the message in *err; nothing is left on failure. */
-int ts_write_text_temp(const char *path, const char *data, size_t len, long owner_pid,
-                       ts_error *err);
+ * for the caller to put in place; path lies in the folder root (see
+ * ts_dir_open(): no link is followed after it; NULL: anywhere).  Returns
+ * 0, TS_ENOMEM or TS_EIO with the message in *err; nothing is left on
+ * failure. */
+int ts_write_text_temp(const char *root, const char *path, const char *data, size_t len,
+                       long owner_pid, ts_error *err);
 
 /* Write a small text file atomically (temporary name, then rename).
  * Returns 0, TS_ENOMEM or TS_EIO with the message in *err (err may be

@@ -183,22 +183,156 @@ static int sweepable(const char *name, long pid, const char *host)
 	return ts_process_gone(p);
 }
 
-void ts_temp_sweep(const char *dir, long pid)
+static const char *base_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Open path's folder as named (no root to stay in). */
+static int open_parent(const char *path, const char **name)
+{
+	char dir[PATH_MAX];
+	const char *s = strrchr(path, '/');
+	size_t len = !s ? 1 : s == path ? 1 : (size_t)(s - path);
+	*name = base_of(path);
+	if (len >= sizeof dir) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dir, s ? path : ".", len);
+	dir[len] = '\0';
+	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+int ts_dir_open(const char *root, const char *path, const char **name)
+{
+	if (!root)
+		return open_parent(path, name);
+	size_t len = strlen(root);
+	if (strncmp(path, root, len) != 0 || path[len] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *rest = path + len, *slash;
+	char part[NAME_MAX + 1];
+	while (fd >= 0) {
+		while (*rest == '/')
+			rest++;
+		if (!(slash = strchr(rest, '/')))
+			break;
+		len = (size_t)(slash - rest);
+		int sub = -1;
+		if (len > NAME_MAX || (len == 2 && memcmp(rest, "..", 2) == 0)) {
+			errno = len > NAME_MAX ? ENAMETOOLONG : EINVAL; /* ".." leaves root */
+		} else {
+			memcpy(part, rest, len);
+			part[len] = '\0';
+			sub = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = sub;
+		rest = slash + 1;
+	}
+	*name = rest;
+	return fd;
+}
+
+int ts_create_excl_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name);
+	if (dir < 0)
+		return -1;
+	int fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return fd;
+}
+
+int ts_unlink_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name), rc = -1;
+	if (dir < 0)
+		return -1;
+	rc = unlinkat(dir, name, 0);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return rc;
+}
+
+int ts_mkdir_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name), fd = -1;
+	if (dir >= 0 && (mkdirat(dir, name, 0777) == 0 || errno == EEXIST))
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (dir >= 0)
+		close(dir);
+	errno = e;
+	return fd < 0 ? -1 : 0;
+}
+
+int ts_link_in(const char *root, const char *path, const char *to)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name), rc = -1;
+	if (dir < 0)
+		return -1;
+	rc = linkat(dir, name, dir, base_of(to), 0);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return rc;
+}
+
+FILE *ts_fopen_in(const char *root, const char *path)
+{
+	const char *name;
+	int dir = ts_dir_open(root, path, &name);
+	int fd = dir < 0 ? -1 : openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	if (dir >= 0)
+		close(dir);
+	errno = e;
+	return fd < 0 ? NULL : stream_of(fd, "r", NULL);
+}
+
+DIR *ts_opendir_in(const char *root, const char *dir)
+{
+	char p[PATH_MAX]; /* on the stack: sweeps work when memory is short */
+	const char *name;
+	int n = snprintf(p, sizeof p, "%s/", dir);
+	int fd = n > 0 && (size_t)n < sizeof p ? ts_dir_open(root, p, &name) : -1;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d && fd >= 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+void ts_temp_sweep(const char *root, const char *dir, long pid)
 {
 	char host[64];
 	ts_host_name(host);
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir_in(root, dir);
 	if (!d)
 		return;
 	struct dirent *e;
-	char p[PATH_MAX]; /* on the stack: the sweep works when memory is short */
-	while ((e = readdir(d))) {
-		int n = sweepable(e->d_name, pid, host)
-		            ? snprintf(p, sizeof p, "%s/%s", dir, e->d_name)
-		            : -1;
-		if (n > 0 && (size_t)n < sizeof p)
-			unlink(p);
-	}
+	while ((e = readdir(d)))
+		if (sweepable(e->d_name, pid, host))
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
 
@@ -216,51 +350,68 @@ static char *old_name(const char *path, long pid)
 	return t;
 }
 
-int ts_commit_files(char *const *tmp, char *const *path, size_t n, long pid, ts_error *err)
+/* One file of a commit: its folder, its name there, its old file's. */
+typedef struct commit_file {
+	int dir;
+	const char *name;
+	char *old;
+} commit_file;
+
+/* Keep the file at f's name, if any, under f->old (a hard link), its
+ * folder opened first.  0, or an errno value. */
+static int keep_old(commit_file *f, const char *root, const char *path, long pid)
+{
+	if ((f->dir = ts_dir_open(root, path, &f->name)) < 0)
+		return errno;
+	if (!(f->old = old_name(path, pid)))
+		return ENOMEM;
+	unlinkat(f->dir, base_of(f->old), 0);
+	if (linkat(f->dir, f->name, f->dir, base_of(f->old), 0) == 0)
+		return 0;
+	/* Nothing there; or a file system without hard links (FAT): then an
+	 * undone commit removes the new file rather than bring the old one
+	 * back. */
+	int le = errno;
+	free(f->old);
+	f->old = NULL;
+	return le != ENOENT && le != EPERM && le != ENOTSUP && le != EOPNOTSUPP && le != ENOSYS ? le
+	                                                                                        : 0;
+}
+
+int ts_commit_files(const char *root, char *const *tmp, char *const *path, size_t n, long pid,
+                    ts_error *err)
 {
 	const char *failed = NULL;
-	char **old = calloc(n ? n : 1, sizeof *old);
-	size_t done = 0, i;
-	int e = 0;
-	for (i = 0; old && i < n && !e; i++) {
-		/* Keep the file there now, if any. */
-		if (!(old[i] = old_name(path[i], pid))) {
-			e = ENOMEM;
-			break;
-		}
-		unlink(old[i]);
-		if (link(path[i], old[i]) != 0) {
-			/* Nothing there; or a file system without hard links
-			 * (FAT): then an undone commit removes the new file
-			 * rather than bring the old one back. */
-			int le = errno;
-			free(old[i]);
-			old[i] = NULL;
-			if (le != ENOENT && le != EPERM && le != ENOTSUP && le != EOPNOTSUPP &&
-			    le != ENOSYS)
-				e = le, failed = path[i];
-		}
-	}
-	if (!old)
-		e = ENOMEM;
+	commit_file *f = calloc(n ? n : 1, sizeof *f);
+	size_t done = 0, i, opened = 0;
+	int e = f ? 0 : ENOMEM;
+	for (i = 0; f && i < n && !e; i++, opened++)
+		if ((e = keep_old(&f[i], root, path[i], pid)) && e != ENOMEM)
+			failed = path[i];
 	for (; !e && done < n; done++)
-		if (rename(tmp[done], path[done]) != 0) {
+		if (renameat(f[done].dir, base_of(tmp[done]), f[done].dir, f[done].name) != 0) {
 			e = errno, failed = path[done];
 			break;
 		}
-	if (e) {
-		/* Undo: each file done back as it was. */
-		while (done-- > 0)
-			(void)(old[done] ? rename(old[done], path[done]) : unlink(path[done]));
-		for (i = 0; i < n; i++)
-			unlink(tmp[i]);
+	for (i = 0; e && i < n; i++) {
+		/* Undo: each file done back as it was; the temporary files gone
+		 * (never through a link: ts_unlink_in()). */
+		if (i < done)
+			(void)(f[i].old ? renameat(f[i].dir, base_of(f[i].old), f[i].dir, f[i].name)
+			                : unlinkat(f[i].dir, f[i].name, 0));
+		if (i < opened && f[i].dir >= 0)
+			unlinkat(f[i].dir, base_of(tmp[i]), 0);
+		else
+			ts_unlink_in(root, tmp[i]);
 	}
-	for (i = 0; old && i < n; i++) {
-		if (old[i])
-			unlink(old[i]);
-		free(old[i]);
+	for (i = 0; f && i < opened; i++) {
+		if (f[i].old)
+			unlinkat(f[i].dir, base_of(f[i].old), 0);
+		if (f[i].dir >= 0)
+			close(f[i].dir);
+		free(f[i].old);
 	}
-	free(old);
+	free(f);
 	if (!e)
 		return 0;
 	if (!failed)

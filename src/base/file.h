@@ -17,6 +17,7 @@
 #include "base/error.h"
 #include "base/hash.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -92,18 +93,54 @@ int ts_process_gone(long pid);
  * one.  NULL when out of memory; the caller frees it. */
 char *ts_temp_name(const char *path, long owner_pid);
 
-/* Remove the temporary files left in dir by owner pid on this machine, or
- * with pid -1 by any process of this machine that is gone. */
-void ts_temp_sweep(const char *dir, long pid);
+/* Remove the temporary files left in dir (a folder in root, or root
+ * itself; root may be NULL: see ts_dir_open()) by owner pid on this
+ * machine, or with pid -1 by any process of this machine that is gone. */
+void ts_temp_sweep(const char *root, const char *dir, long pid);
+
+/* Folders inside a folder tingshu owns (ROOT/.tingshu/chapters and the
+ * like) are opened without following a link: a link planted where a
+ * folder belongs would make tingshu write or delete files outside ROOT.
+ * ROOT itself, the output folder the user names, may be a link.
+ *
+ * ts_dir_open() opens the folder that holds path, a path that lies in
+ * root ("ROOT/A/B/NAME"): root as named, then A and B each without
+ * following a link (O_DIRECTORY|O_NOFOLLOW).  *name points at NAME in
+ * path ("" when path ends in '/': the folder itself).  With root NULL,
+ * path's folder is opened as named.  Returns a directory descriptor
+ * (close-on-exec), or -1 with errno: ENOTDIR (or ELOOP) when A or B is a
+ * link or not a folder, EINVAL when path does not lie in root. */
+int ts_dir_open(const char *root, const char *path, const char **name);
+
+/* The operations of file.h on path, a path in root, through
+ * ts_dir_open(): they neither follow a link where a folder belongs nor
+ * reach outside root.  ts_create_excl_in() as ts_create_excl(); the
+ * others return 0, or -1 with errno. */
+int ts_create_excl_in(const char *root, const char *path);
+int ts_unlink_in(const char *root, const char *path);
+/* Make the folder path (when missing) and check that it is one: -1 with
+ * ENOTDIR or ELOOP when it is a link or not a folder. */
+int ts_mkdir_in(const char *root, const char *path);
+/* Link path to the new name to in the same folder. */
+int ts_link_in(const char *root, const char *path, const char *to);
+/* path opened to read (a link at path itself is not followed either):
+ * NULL with errno.  The caller fcloses it. */
+FILE *ts_fopen_in(const char *root, const char *path);
+/* The folder dir (in root, or root itself) opened to list: NULL with
+ * errno.  The caller closedirs it; entries are removed with
+ * unlinkat(dirfd()). */
+DIR *ts_opendir_in(const char *root, const char *dir);
 
 /* Put n finished files, each at its temporary name tmp[i], at path[i]:
  * all of them or none.  The files they replace are kept under temporary
  * names (hard links, ts_temp_name() of "NAME.old") until every new one is
  * in place; should a rename fail, those already done are undone (where
  * the file system has no hard links, by removing the new file).  The
- * temporary files are gone either way.  Returns 0, or a code with the
- * message in *err ("PATH: cannot rename into place: REASON"; err may be
- * NULL). */
-int ts_commit_files(char *const *tmp, char *const *path, size_t n, long owner_pid, ts_error *err);
+ * temporary files are gone either way.  Each path lies in root (see
+ * ts_dir_open(); NULL: anywhere), its temporary name in the same folder.
+ * Returns 0, or a code with the message in *err ("PATH: cannot rename
+ * into place: REASON"; err may be NULL). */
+int ts_commit_files(const char *root, char *const *tmp, char *const *path, size_t n, long owner_pid,
+                    ts_error *err);
 
 #endif

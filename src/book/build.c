@@ -386,18 +386,35 @@ static int wholebook_listed(const ts_plan *p)
 	return k == TS_BOOK_KINDS;
 }
 
+/* What tells the book from another in a folder: its title and inputs. */
+static void book_identity(const ts_plan *p, char id[TS_HASH_HEX])
+{
+	ts_hash h;
+	ts_hash_init(&h);
+	ts_hash_str(&h, ts_book_title(p->book));
+	for (size_t i = 0; i < p->n; i++)
+		if (!i || strcmp(ts_book_chapter(p->book, i)->display,
+		                 ts_book_chapter(p->book, i - 1)->display) != 0)
+			ts_hash_str(&h, ts_book_chapter(p->book, i)->display);
+	ts_hash_hex(&h, id);
+}
+
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err)
 {
 	double t0 = ts_seconds();
 	work w = {0};
 	size_t present = 0;
 	int complete = 0;
+	char id[TS_HASH_HEX];
 	memset(sum, 0, sizeof *sum);
 	sum->chapters = p->n;
+	book_identity(p, id);
 	int rc = ts_folder_open(p, err);
 	if (rc < 0)
 		return rc;
-	if (!(w.ro = rc))
+	if (!(w.ro = rc) && (rc = ts_lock_build(p->o.outdir, id, err)))
+		return rc;
+	if (!w.ro)
 		ts_folder_sweep(p, -1); /* what builds killed on this machine left */
 	if ((rc = plan_work(p, &w, err)) || (rc = ts_wholebook_plan(p, err)))
 		goto out;
@@ -432,5 +449,6 @@ out: /* the summary, as far as the build went: a failed book has one too */
 	sum->elapsed_s = ts_seconds() - t0;
 	ts_folder_sweep(p, (long)getpid());
 	work_free(p, &w, p->n);
+	ts_lock_build_release(p->o.outdir, id);
 	return rc;
 }

@@ -62,21 +62,51 @@ static int probe_writable(const char *dir)
 	return 0;
 }
 
-/* Was the manifest at path written by tingshu?  Its first lines say. */
-static int tingshu_manifest(const char *path)
+/* Was the manifest (or page) at path written by tingshu?  Its first lines
+ * say. */
+static int by_tingshu(const char *path, const char *mark)
 {
-	char head[256] = "";
+	char head[512] = "";
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return 0;
 	size_t n = fread(head, 1, sizeof head - 1, f);
 	fclose(f);
 	head[n] = '\0';
-	return strstr(head, "\"generator\": \"tingshu ") != NULL;
+	return strstr(head, mark) != NULL;
+}
+
+/* Does the folder hold another book than p's (see
+ * ts_manifest_other_book())?  TS_EEXIST with err saying which. */
+static int another_book(const ts_plan *p, const char *manifest, ts_error *err)
+{
+	const char **src = calloc(p->n ? 2 * p->n : 1, sizeof *src);
+	size_t n = 0;
+	ts_buf what = {0};
+	for (size_t i = 0; src && i < p->n; i++) {
+		if (!i || strcmp(ts_book_chapter(p->book, i - 1)->display,
+		                 ts_book_chapter(p->book, i)->display) != 0)
+			src[n++] = ts_book_chapter(p->book, i)->display;
+		src[n++] = p->names[i];
+	}
+	int rc = src ? ts_manifest_other_book(manifest, ts_book_title(p->book), src, n, &what)
+	             : TS_ENOMEM;
+	if (rc < 0)
+		rc = ts_error_set(err, rc, NULL);
+	else if (rc == 1)
+		rc = ts_error_set(err, TS_EEXIST,
+		                  "%s holds another book, %s: tingshu will not replace it without "
+		                  "--force; build with --force to replace it, or choose another "
+		                  "folder with -o",
+		                  p->o.outdir, what.data);
+	free(src);
+	ts_buf_free(&what);
+	return rc;
 }
 
 int ts_folder_open(const ts_plan *p, ts_error *err)
 {
+	static const char *const names[3] = {"manifest.json", "index.html", "playlist.m3u"};
 	const char *outdir = p->o.outdir;
 	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0) {
 		int e = errno;
@@ -86,17 +116,26 @@ int ts_folder_open(const ts_plan *p, ts_error *err)
 		           ? 1
 		           : TS_EIO;
 	}
-	char manifest[PATH_MAX];
+	char path[3][PATH_MAX];
 	struct stat st;
-	ts_plan_path(p, "manifest.json", manifest);
-	if (lstat(manifest, &st) == 0 && !ts_state_exists(outdir) && !tingshu_manifest(manifest))
-		return ts_error_set(
-		    err, TS_EEXIST,
-		    "%s holds a manifest.json that tingshu did not write: it is not "
-		    "a tingshu audiobook, and tingshu will not write over its files; "
-		    "choose another folder with -o",
-		    outdir);
-	return ts_state_init(outdir, err);
+	int state = ts_state_exists(outdir), ours[3];
+	for (int i = 0; i < 3; i++)
+		ts_plan_path(p, names[i], path[i]);
+	/* What tingshu wrote says so; a playlist says nothing: the book's
+	 * manifest beside it, or its state, makes it tingshu's. */
+	ours[0] = by_tingshu(path[0], "\"generator\": \"tingshu ");
+	ours[1] = by_tingshu(path[1], "<meta name=\"generator\" content=\"tingshu\">");
+	ours[2] = ours[0];
+	for (int i = 0; i < 3 && !state; i++)
+		if (lstat(path[i], &st) == 0 && !ours[i])
+			return ts_error_set(
+			    err, TS_EEXIST,
+			    "%s holds %s %s that tingshu did not write: it is not a "
+			    "tingshu audiobook, and tingshu will not write over its "
+			    "files; choose another folder with -o",
+			    outdir, i == 1 ? "an" : "a", names[i]);
+	int rc = ours[0] && !p->o.force ? another_book(p, path[0], err) : 0;
+	return rc ? rc : ts_state_init(outdir, err);
 }
 
 /* The manifest's entry of chapter i, from its record. */
@@ -247,14 +286,15 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 			continue;
 		else if (!(tmp[k] = ts_temp_name(path[i], pid)))
 			rc = ts_error_set(err, TS_ENOMEM, NULL); /* named before it is made */
-		else if (!(rc = ts_write_text_temp(path[i], text[i].data ? text[i].data : "",
-		                                   text[i].len, pid, err)))
+		else if (!(rc = ts_write_text_temp(p->o.outdir, path[i],
+		                                   text[i].data ? text[i].data : "", text[i].len,
+		                                   pid, err)))
 			put[k++] = path[i];
 		else
 			free(tmp[k]), tmp[k] = NULL;
 	}
 	if (!rc && k)
-		rc = ts_commit_files(tmp, put, k, pid, err);
+		rc = ts_commit_files(p->o.outdir, tmp, put, k, pid, err);
 	else
 		for (size_t i = 0; i < k; i++)
 			unlink(tmp[i]); /* written, not put in place */
@@ -341,7 +381,7 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 		*complete = 0;
 	if (k == 0) {
 		if (l) /* a chapter with nothing to speak: its record alone */
-			rc = ts_commit_files(l->tmp, l->path, l->n, pid, err);
+			rc = ts_commit_files(p->o.outdir, l->tmp, l->path, l->n, pid, err);
 		l = NULL;
 		goto out;
 	}
@@ -372,7 +412,7 @@ out:
 	if (locked)
 		ts_lock_release(p->o.outdir, "book");
 	for (size_t i = 0; l && i < l->n; i++)
-		unlink(l->tmp[i]); /* not put in place */
+		ts_unlink_in(p->o.outdir, l->tmp[i]); /* not put in place */
 	free(e);
 	free(r);
 	return rc;
@@ -450,7 +490,7 @@ void ts_folder_sweep(const ts_plan *p, long pid)
 	char dir[PATH_MAX];
 	if (pid < 0)
 		ts_lock_sweep(p->o.outdir);
-	ts_temp_sweep(p->o.outdir, pid);
+	ts_temp_sweep(p->o.outdir, p->o.outdir, pid);
 	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
-	ts_temp_sweep(dir, pid);
+	ts_temp_sweep(p->o.outdir, dir, pid);
 }

@@ -27,11 +27,11 @@ static int lock_path(char out[PATH_MAX], const char *outdir, const char *name)
 
 /* Is the build that holds the lock at path gone?  Only a build of this
  * machine can be known to be. */
-static int holder_gone(const char *path, char *who, size_t whosz)
+static int holder_gone(const char *outdir, const char *path, char *who, size_t whosz)
 {
 	char text[512] = "", host[256] = "", mine[256] = "";
 	long pid = 0;
-	FILE *f = fopen(path, "re");
+	FILE *f = ts_fopen_in(outdir, path);
 	if (f) {
 		size_t n = fread(text, 1, sizeof text - 1, f);
 		text[n] = '\0';
@@ -51,14 +51,15 @@ static int holder_gone(const char *path, char *who, size_t whosz)
  * lock is never seen half-written.  0, -1 with errno; -2 when something
  * is already at the temporary name (it is this build's own: no build
  * made it), which is then said in taken. */
-static int lock_create(const char *path, const char *host, char *taken, size_t takensz)
+static int lock_create(const char *outdir, const char *path, const char *host, char *taken,
+                       size_t takensz)
 {
 	char *tmp = ts_temp_name(path, (long)getpid());
 	int rc = -1, e = ENOMEM;
 	struct stat st;
 	if (!tmp)
 		goto out;
-	int fd = ts_create_excl(tmp);
+	int fd = ts_create_excl_in(outdir, tmp);
 	if (fd < 0 && (e = errno) == EEXIST && lstat(tmp, &st) == 0) {
 		snprintf(taken, takensz, "%s: %s is at the lock's temporary name", tmp,
 		         S_ISLNK(st.st_mode)   ? "a symbolic link"
@@ -73,11 +74,11 @@ static int lock_create(const char *path, const char *host, char *taken, size_t t
 	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
 	e = errno;
 	close(fd);
-	if (!rc && link(tmp, path) != 0) {
+	if (!rc && ts_link_in(outdir, tmp, path) != 0) {
 		rc = -1;
 		e = errno;
 	}
-	unlink(tmp);
+	ts_unlink_in(outdir, tmp);
 out:
 	free(tmp);
 	errno = e;
@@ -93,7 +94,7 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 		                    outdir);
 	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
-		if ((made = lock_create(path, host, taken, sizeof taken)) == 0)
+		if ((made = lock_create(outdir, path, host, taken, sizeof taken)) == 0)
 			goto out;
 		if (made == -2) {
 			rc = ts_error_set(
@@ -106,9 +107,9 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 			                  strerror(errno));
 			goto out;
 		}
-		if (!holder_gone(path, who, sizeof who))
+		if (!holder_gone(outdir, path, who, sizeof who))
 			break;
-		unlink(path); /* its build is gone: taken over */
+		ts_unlink_in(outdir, path); /* its build is gone: taken over */
 	}
 	rc = ts_error_set(err, TS_EBUSY,
 	                  "%s is being built by %s (%s); wait for that build, or remove the lock "
@@ -134,31 +135,74 @@ void ts_lock_release(const char *outdir, const char *name)
 {
 	char path[PATH_MAX];
 	if (lock_path(path, outdir, name) == 0)
-		unlink(path);
+		ts_unlink_in(outdir, path);
+}
+
+/* Each lock of outdir: with id NULL, those of builds that are gone are
+ * removed; else TS_EBUSY with err saying who when a build of a book other
+ * than id holds one of build_lock_name(), or 0. */
+static int scan_locks(const char *outdir, const char *id, ts_error *err)
+{
+	char dir[PATH_MAX], path[PATH_MAX], who[600];
+	int rc = 0, n = id ? (int)strlen(id) : 0;
+	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks", outdir);
+	DIR *d = ts_opendir_in(outdir, dir);
+	struct dirent *e;
+	while (d && !rc && (e = readdir(d))) {
+		const char *name = e->d_name;
+		size_t l = strlen(name);
+		if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".lock") != 0 ||
+		    (id && (strncmp(name, "build-", 6) != 0 ||
+		            (strncmp(name + 6, id, (size_t)n) == 0 && name[6 + n] == '-'))) ||
+		    snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+			continue;
+		int gone = holder_gone(outdir, path, who, sizeof who);
+		if (!id && gone)
+			unlinkat(dirfd(d), name, 0);
+		else if (id && !gone)
+			rc = ts_error_set(
+			    err, TS_EBUSY,
+			    "%s is being built by %s, a build of another book (%s); wait "
+			    "for that build to end, or choose another folder with -o",
+			    outdir, who, path);
+	}
+	if (d)
+		closedir(d);
+	return rc;
 }
 
 void ts_lock_sweep(const char *outdir)
 {
-	ts_buf dir = {0}, path = {0};
-	char who[600];
-	if (ts_buf_printf(&dir, "%s/" TS_STATE_DIR "/locks", outdir))
-		goto out;
-	ts_temp_sweep(dir.data, -1); /* locks being made by builds now gone */
-	DIR *d = opendir(dir.data);
-	if (!d)
-		goto out;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t l = strlen(e->d_name);
-		if (e->d_name[0] == '.' || l <= 5 || strcmp(e->d_name + l - 5, ".lock") != 0)
-			continue;
-		ts_buf_clear(&path);
-		if (ts_buf_printf(&path, "%s/%s", dir.data, e->d_name) == 0 &&
-		    holder_gone(path.data, who, sizeof who))
-			unlink(path.data);
-	}
-	closedir(d);
-out:
-	ts_buf_free(&dir);
-	ts_buf_free(&path);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/" TS_STATE_DIR "/locks", outdir);
+	ts_temp_sweep(outdir, dir, -1); /* locks being made by builds now gone */
+	scan_locks(outdir, NULL, NULL);
+}
+
+/* The lock that says this build of book id is at work. */
+static void build_lock_name(char out[256], const char *id)
+{
+	char host[64];
+	ts_host_name(host);
+	snprintf(out, 256, "build-%.32s-%ld@%s", id, (long)getpid(), host);
+}
+
+int ts_lock_build(const char *outdir, const char *id, ts_error *err)
+{
+	char name[256];
+	int rc = ts_lock_wait(outdir, "book", 60.0, err);
+	if (rc)
+		return rc;
+	build_lock_name(name, id);
+	if (!(rc = scan_locks(outdir, id, err)))
+		rc = ts_lock_take(outdir, name, err);
+	ts_lock_release(outdir, "book");
+	return rc;
+}
+
+void ts_lock_build_release(const char *outdir, const char *id)
+{
+	char name[256];
+	build_lock_name(name, id);
+	ts_lock_release(outdir, name);
 }

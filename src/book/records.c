@@ -66,7 +66,7 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
 		ts_buf_printf(&text, "file %lld %s\n", r->sizes[i], r->files[i]);
 	int rc = ts_buf_error(&text) || record_path(&path, outdir, audio)
 	             ? ts_error_set(err, TS_ENOMEM, NULL)
-	             : ts_write_text_temp(path.data, text.data, text.len, owner_pid, err);
+	             : ts_write_text_temp(outdir, path.data, text.data, text.len, owner_pid, err);
 	ts_buf_free(&path);
 	ts_buf_free(&text);
 	return rc;
@@ -206,7 +206,7 @@ void ts_record_remove(const char *outdir, const char *audio)
 {
 	ts_buf path = {0};
 	if (record_path(&path, outdir, audio) == 0)
-		unlink(path.data);
+		ts_unlink_in(outdir, path.data);
 	ts_buf_free(&path);
 }
 
@@ -215,7 +215,7 @@ int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), 
 	ts_buf path = {0};
 	if (record_path(&path, outdir, NULL))
 		return TS_ENOMEM;
-	DIR *d = opendir(path.data);
+	DIR *d = ts_opendir_in(outdir, path.data);
 	ts_buf_free(&path);
 	if (!d)
 		return errno == ENOENT ? 0 : TS_EIO;
@@ -236,21 +236,31 @@ int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), 
 
 int ts_state_init(const char *outdir, ts_error *err)
 {
-	ts_buf p = {0};
-	int rc = 0;
-	if (ts_buf_printf(&p, "%s/" TS_STATE_DIR, outdir))
-		return ts_error_set(err, TS_ENOMEM, NULL);
-	if (mkdir(p.data, 0777) != 0 && errno != EEXIST)
-		rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data, strerror(errno));
-	for (int i = 0; i < 2 && !rc; i++) {
-		ts_buf_clear(&p);
-		if (ts_buf_printf(&p, "%s/" TS_STATE_DIR "/%s", outdir, i ? "locks" : "chapters") ||
-		    (mkdir(p.data, 0777) != 0 && errno != EEXIST))
-			rc = ts_error_set(err, TS_EIO, "%s: cannot make it: %s", p.data,
-			                  strerror(errno));
+	static const char *const dirs[3] = {"", "/chapters", "/locks"};
+	char p[PATH_MAX];
+	struct stat st;
+	/* Each folder made and opened where it is, never through a link, so
+	 * that no record or lock is written or removed outside outdir. */
+	for (int i = 0; i < 3; i++) {
+		int n = snprintf(p, sizeof p, "%s/" TS_STATE_DIR "%s", outdir, dirs[i]), e;
+		if (n < 0 || (size_t)n >= sizeof p)
+			return ts_error_set(err, TS_EINVAL,
+			                    "%s: the output folder's path is too long", outdir);
+		if (ts_mkdir_in(outdir, p) == 0)
+			continue;
+		e = errno;
+		if (e != ENOTDIR && e != ELOOP)
+			return ts_error_set(err, ts_errno_code(e), "%s: cannot make it: %s", p,
+			                    strerror(e));
+		int link = lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+		return ts_error_set(
+		    err, TS_EIO,
+		    "%s is %s where tingshu keeps its state, in a folder of its own: "
+		    "tingshu does not follow or replace it; remove %s and build "
+		    "again, or choose another folder with -o",
+		    p, link ? "a symbolic link" : "not a folder", link ? "the link" : "it");
 	}
-	ts_buf_free(&p);
-	return rc;
+	return 0;
 }
 
 int ts_state_exists(const char *outdir)

@@ -226,7 +226,7 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 	}
 	int len = snprintf(text, sizeof text, "%s %lld %s\n", p->whole[k].key,
 	                   (long long)st.st_size, p->whole[k].name);
-	if ((rc = ts_write_text_temp(state, text, (size_t)len, pid, err)))
+	if ((rc = ts_write_text_temp(p->o.outdir, state, text, (size_t)len, pid, err)))
 		goto fail;
 	if (!(tmp[1] = ts_temp_name(state, pid))) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
@@ -248,7 +248,7 @@ fail:
 	for (int i = 0; i < 2; i++) {
 		char *t = tmp[i] ? tmp[i] : ts_temp_name(i ? state : path, pid);
 		if (t)
-			unlink(t);
+			ts_unlink_in(p->o.outdir, t);
 		if (t != tmp[i])
 			free(t);
 	}

@@ -156,11 +156,11 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 	if (!rc && job->land)
 		job->land(job->land_ud, &l, &res->err);
 	else if (!rc)
-		ts_commit_files(tmp, path, l.n, cj->owner_pid, &res->err);
+		ts_commit_files(job->outdir, tmp, path, l.n, cj->owner_pid, &res->err);
 	else /* what was made; a name out of memory leaves its file to the sweep */
 		for (size_t i = 0; i <= n; i++)
 			if (tmp[i])
-				unlink(tmp[i]);
+				ts_unlink_in(job->outdir, tmp[i]);
 	for (size_t i = 0; i <= n; i++) {
 		free(tmp[i]);
 		free(path[i]);

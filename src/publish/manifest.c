@@ -1,8 +1,11 @@
 /* manifest.c - manifest.json (see manifest.h). */
 #include "publish/manifest.h"
 
+#include "base/file.h"
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef TS_VERSION
@@ -144,4 +147,90 @@ int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
 	}
 	rc |= ts_buf_printf(b, "%s]\n}\n", n ? "\n  " : "");
 	return rc ? TS_ENOMEM : 0;
+}
+
+/* The length of the JSON string literal at s, its quotes included; 0
+ * when there is none. */
+static size_t json_literal(const char *s)
+{
+	for (size_t i = 1; *s == '"' && s[i]; i++) {
+		if (s[i] == '\\' && s[i + 1])
+			i++;
+		else if (s[i] == '"')
+			return i + 1;
+	}
+	return 0;
+}
+
+/* Does the literal at v (length vl) say s? */
+static int says(const char *v, size_t vl, const char *s, ts_buf *tmp)
+{
+	ts_buf_clear(tmp);
+	ts_json_string(tmp, s);
+	return !ts_buf_error(tmp) && tmp->len == vl && memcmp(tmp->data, v, vl) == 0;
+}
+
+/* Is one of the manifest's "source" or "audio" values among names
+ * (written as JSON literals in lits, each ending at end[i])?  The first
+ * source into *first, *fl. */
+static int any_named(const char *text, const ts_buf *lits, const size_t *end, size_t n,
+                     const char **first, size_t *fl)
+{
+	for (int f = 0; f < 2; f++) {
+		const char *field = f ? "\"audio\": " : "\"source\": ", *s = text, *v;
+		size_t len = strlen(field);
+		for (; (s = strstr(s, field)); s = v) {
+			size_t vl = json_literal(v = s + len);
+			if (!f && !*first)
+				*first = v, *fl = vl;
+			for (size_t i = 0, at = 0; i < n; at = end[i++])
+				if (end[i] - at == vl && memcmp(lits->data + at, v, vl) == 0)
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/* Of ts_manifest_other_book(): the manifest's text in text. */
+static int other_book(const char *text, const char *title, const char *const *names, size_t n,
+                      ts_buf *what)
+{
+	ts_buf tmp = {0}, lits = {0};
+	size_t *end = calloc(n ? n : 1, sizeof *end);
+	const char *t = strstr(text, "\n  \"title\": "), *first = NULL;
+	size_t tl = t ? json_literal(t += 12) : 0, fl = 0;
+	int other = end && tl && !says(t, tl, title, &tmp);
+	for (size_t i = 0; other && i < n; i++) {
+		ts_json_string(&lits, names[i]);
+		end[i] = lits.len;
+	}
+	if (other && !ts_buf_error(&lits))
+		other = !any_named(text, &lits, end, n, &first, &fl);
+	if (other && ts_buf_printf(what, "%.*s", (int)tl, t) == 0 && first)
+		ts_buf_printf(what, " (from %.*s)", (int)fl, first);
+	other = !end || ts_buf_error(&tmp) || ts_buf_error(&lits) || ts_buf_error(what) ? TS_ENOMEM
+	                                                                                : other;
+	free(end);
+	ts_buf_free(&tmp);
+	ts_buf_free(&lits);
+	return other;
+}
+
+int ts_manifest_other_book(const char *path, const char *title, const char *const *names, size_t n,
+                           ts_buf *what)
+{
+	ts_buf text = {0};
+	char block[65536];
+	size_t got;
+	int rc = 0;
+	FILE *f = ts_fopen_regular(path, "rb", NULL, &rc);
+	if (!f)
+		return 0;
+	while ((got = fread(block, 1, sizeof block, f)) > 0 && !rc)
+		rc = ts_buf_append(&text, block, got);
+	fclose(f);
+	if (!rc && !(rc = ts_buf_putc(&text, '\0')))
+		rc = other_book(text.data, title, names, n, what);
+	ts_buf_free(&text);
+	return rc < 0 ? TS_ENOMEM : rc;
 }

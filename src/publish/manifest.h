@@ -68,6 +68,16 @@ typedef struct ts_build_settings {
 	size_t ncast;
 } ts_build_settings;
 
+/* Is the manifest (tingshu's) at path that of another book than the one
+ * titled title whose inputs and chapters' audio files are names[0..n)?
+ * Another book has another title, and none of its chapters was read from
+ * one of those inputs or has one of those audio files (a book edited
+ * under a new file name keeps its chapters' names).  1 with what it holds
+ * (JSON strings) appended to what: "TITLE" (from "SOURCE"); 0 when it is
+ * the same book or cannot be read; TS_ENOMEM. */
+int ts_manifest_other_book(const char *path, const char *title, const char *const *names, size_t n,
+                           ts_buf *what);
+
 /* Manifest text for a book; appended to b. */
 int ts_manifest(ts_buf *b, const char *book_title, const ts_build_settings *set,
                 const ts_chapter_entry *ch, size_t n);

@@ -75,7 +75,7 @@ static int finish_and_put(ts_cues *c, const char *audio, unsigned mask, ts_error
 			CHECK(exists(tmp[n]) && !exists(path[n])); /* not in place before */
 			n++;
 		}
-	int rc = ts_commit_files(tmp, path, n, 4242, err);
+	int rc = ts_commit_files(NULL, tmp, path, n, 4242, err);
 	for (size_t i = 0; i < n; i++) {
 		free(tmp[i]);
 		free(path[i]);
@@ -186,7 +186,7 @@ static void check_cleanup(const char *dir)
 	c = ts_cues_open(TS_CUES_VTT, audio, RATE, 4343, &err);
 	CHECK(c != NULL);
 	CHECK(count_hidden(dir) == 1);
-	ts_temp_sweep(dir, 4343); /* what the parent does after an interrupt */
+	ts_temp_sweep(NULL, dir, 4343); /* what the parent does after an interrupt */
 	CHECK(count_hidden(dir) == 0);
 	ts_cues_abort(c);
 

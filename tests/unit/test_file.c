@@ -87,7 +87,7 @@ static void check_commit(const char *dir)
 	write_file_in(sub, "x", "x");
 	prepare(dir, tmp, path, "new");
 	CHECK(count_hidden(dir) == 3);
-	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == TS_EIO);
+	CHECK(ts_commit_files(dir, tmp, path, 3, 777, &err) == TS_EIO);
 	CHECK(names_failure(&err, path[2], EISDIR));
 	CHECK(strcmp(get(dir, "a"), "old a") == 0);
 	CHECK(strcmp(get(dir, "b"), "old b") == 0);
@@ -100,7 +100,7 @@ static void check_commit(const char *dir)
 	/* The last rename fails (its file is gone): the two done are undone. */
 	prepare(dir, tmp, path, "new");
 	unlink(tmp[2]);
-	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == TS_EIO);
+	CHECK(ts_commit_files(dir, tmp, path, 3, 777, &err) == TS_EIO);
 	CHECK(names_failure(&err, path[2], ENOENT));
 	CHECK(strcmp(get(dir, "a"), "old a") == 0);
 	CHECK(strcmp(get(dir, "b"), "old b") == 0);
@@ -110,13 +110,13 @@ static void check_commit(const char *dir)
 
 	/* Now all three are put in place. */
 	prepare(dir, tmp, path, "new");
-	CHECK(ts_commit_files(tmp, path, 3, 777, &err) == 0);
+	CHECK(ts_commit_files(dir, tmp, path, 3, 777, &err) == 0);
 	CHECK(strcmp(get(dir, "a"), "new a") == 0);
 	CHECK(strcmp(get(dir, "b"), "new b") == 0);
 	CHECK(strcmp(get(dir, "c"), "new c") == 0);
 	CHECK(count_hidden(dir) == 0);
 	release(tmp, path);
-	CHECK(ts_commit_files(NULL, NULL, 0, 777, &err) == 0);
+	CHECK(ts_commit_files(NULL, NULL, NULL, 0, 777, &err) == 0);
 }
 
 static void check_names(const char *dir)
@@ -138,15 +138,44 @@ static void check_names(const char *dir)
 	write_file_in(dir, mine, "1");
 	write_file_in(dir, other, "2");
 	write_file_in(dir, ".h.part-4242@elsewhere", "3");
-	ts_temp_sweep(dir, 4242);
+	ts_temp_sweep(NULL, dir, 4242);
 	CHECK(count_hidden(dir) == 2);
-	ts_temp_sweep(dir, -1); /* ours runs; the other host's is never ours */
+	ts_temp_sweep(NULL, dir, -1); /* ours runs; the other host's is never ours */
 	CHECK(count_hidden(dir) == 2);
 	char p[1200];
 	snprintf(p, sizeof p, "%s/%s", dir, other);
 	unlink(p);
 	snprintf(p, sizeof p, "%s/.h.part-4242@elsewhere", dir);
 	unlink(p);
+}
+
+/* A link where a folder belongs is not followed: nothing outside root is
+ * made or removed through it. */
+static void check_links(const char *dir)
+{
+	char away[1100], lnk[1100], victim[1200], through[1200];
+	const char *name;
+	snprintf(away, sizeof away, "%s/away", dir);
+	snprintf(lnk, sizeof lnk, "%s/state", dir);
+	snprintf(victim, sizeof victim, "%s/victim", away);
+	snprintf(through, sizeof through, "%s/victim", lnk);
+	mkdir(away, 0777);
+	unlink(lnk);
+	CHECK(symlink(away, lnk) == 0);
+	write_file_in(away, "victim", "theirs");
+	CHECK(ts_unlink_in(dir, through) == -1 && (errno == ELOOP || errno == ENOTDIR));
+	CHECK(access(victim, F_OK) == 0);
+	CHECK(ts_create_excl_in(dir, lnk) == -1 && errno == EEXIST);
+	CHECK(ts_dir_open(dir, "elsewhere/x", &name) == -1 && errno == EINVAL);
+	snprintf(through, sizeof through, "%s/../x", dir);
+	CHECK(ts_dir_open(dir, through, &name) == -1 && errno == EINVAL);
+	int fd = ts_dir_open(NULL, victim, &name); /* no root: links are the caller's */
+	CHECK(fd >= 0 && strcmp(name, "victim") == 0);
+	if (fd >= 0)
+		close(fd);
+	unlink(victim);
+	unlink(lnk);
+	rmdir(away);
 }
 
 int main(int argc, char **argv)
@@ -160,5 +189,6 @@ int main(int argc, char **argv)
 	mkdir(dir, 0777);
 	check_names(dir);
 	check_commit(dir);
+	check_links(dir);
 	return check_done("test_file");
 }

@@ -142,7 +142,7 @@ static void record(const ts_plan *p, size_t i, const char *key, int size)
 	char *rec = ts_record_file(out, p->names[i]);
 	char *tmp = rec ? ts_temp_name(rec, (long)getpid()) : NULL;
 	CHECK(ts_record_write(out, p->names[i], &r, (long)getpid(), &err) == 0);
-	CHECK(tmp && ts_commit_files(&tmp, &rec, 1, (long)getpid(), &err) == 0);
+	CHECK(tmp && ts_commit_files(NULL, &tmp, &rec, 1, (long)getpid(), &err) == 0);
 	free(tmp);
 	free(rec);
 }
@@ -321,7 +321,7 @@ static void test_removed(void)
 	char *rec = ts_record_file(out, "009-old.wav");
 	char *tmp = rec ? ts_temp_name(rec, (long)getpid()) : NULL;
 	CHECK(ts_record_write(out, "009-old.wav", &r, (long)getpid(), &err) == 0);
-	CHECK(tmp && ts_commit_files(&tmp, &rec, 1, (long)getpid(), &err) == 0);
+	CHECK(tmp && ts_commit_files(NULL, &tmp, &rec, 1, (long)getpid(), &err) == 0);
 	free(tmp);
 	free(rec);
 	ts_folder_remove_stale(p);

@@ -48,7 +48,7 @@ static int land(const char *audio, ts_record *r)
 	char *path = ts_record_file(dir, audio);
 	char *tmp = path ? ts_temp_name(path, (long)getpid()) : NULL;
 	if (!rc)
-		rc = tmp ? ts_commit_files(&tmp, &path, 1, (long)getpid(), &err) : TS_ENOMEM;
+		rc = tmp ? ts_commit_files(NULL, &tmp, &path, 1, (long)getpid(), &err) : TS_ENOMEM;
 	free(tmp);
 	free(path);
 	return rc;
