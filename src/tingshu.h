@@ -11,8 +11,10 @@
 #define TINGSHU_H
 
 #include "base/error.h"
-#include "speech/reading.h" /* ts_read_opts, ts_voices_each */
-#include "speech/voice.h"   /* TS_VOICE_DEFAULT, the preset read when none is asked for */
+#include "speech/preview.h"  /* ts_text_print: tingshu text and pinyin */
+#include "speech/reading.h"  /* ts_read_opts; ts_voices_print: tingshu voices */
+#include "speech/speakers.h" /* ts_speakers_print: tingshu speakers */
+#include "speech/voice.h"    /* TS_VOICE_DEFAULT, the preset read when none is asked for */
 
 #include <signal.h>
 #include <stddef.h>
@@ -91,10 +93,6 @@ typedef struct ts_plan_chapter {
 
 void ts_plan_chapter_get(const ts_plan *p, size_t i, ts_plan_chapter *out);
 
-/* Where text goes: 0, or a negative code to stop (the output cannot be
- * written: the caller knows why). */
-typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
-
 /* The plan as text, for --dry-run: "book: TITLE", then a line a chapter:
  * its file, source:line, characters and title, tab-separated.  0, or the
  * code out returned (or TS_ENOMEM). */
@@ -141,73 +139,5 @@ typedef struct ts_build_summary {
  * force: TS_EEXIST, ...).  *sum is filled whatever it returns: what the
  * build did before it stopped. */
 int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, ts_error *err);
-
-/* ---- the spoken text ------------------------------------------------ */
-
-/* What ts_text_print() writes. */
-typedef enum ts_text_mode {
-	TS_TEXT_LINES,   /* each line cleaned and normalized */
-	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
-	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
-	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
-} ts_text_mode;
-
-/* Pinyin up to a stage, to measure what each adds. */
-enum {
-	TS_UPTO_CHARS = 0,  /* each character's most common reading */
-	TS_UPTO_WORDS = 1,  /* + the lexicon's words */
-	TS_UPTO_RULES = 3,  /* + context rules */
-	TS_UPTO_SANDHI = 7, /* + sandhi */
-	TS_UPTO_ALL = -1,   /* + the model's second opinion */
-};
-
-typedef struct ts_text_opts {
-	ts_read_opts read;
-	ts_text_mode mode;
-	int upto;                      /* TS_UPTO_* */
-	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
-} ts_text_opts;
-
-/* Text of each file as it will be spoken (see ts_text_mode): one output
- * line per input line, or one chunk a line.  Each file is checked and
- * decoded like a book input.  Returns 0 when the voice and lexicons were
- * loaded (a file that cannot be read is reported to diag as an error and
- * counted in *failed), or with err filled TS_EVOICE when they could not
- * be, TS_EINVAL for an encoding iconv does not know, TS_ECANCELED when
- * *o->cancel was set (temporary copies of the input are removed), or the
- * code out returned when it failed (the files after it are not read). */
-int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
-                  void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
-
-/* ---- who speaks ------------------------------------------------------ */
-
-typedef struct ts_speakers_opts {
-	const char *encoding;          /* an iconv name, or NULL to detect each input's */
-	const char *cast;              /* a cast file, or NULL for a cast.txt beside the input */
-	int explain;                   /* say why, in a fourth field */
-	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop */
-} ts_speakers_opts;
-
-/* Every quotation of the book made of files, in order: a line
- * "N<TAB>speaker<TAB>quotation" (N the chapter's number as in the file
- * names of a build; the speaker as the text names them, or the cast's
- * first name for them; "?" when it cannot be told; "-" for what is not
- * one person's speech), and "<TAB>why" before the newline with
- * o->explain.  A cast file's bad lines are warnings to diag; an input
- * that cannot be read is reported to diag and counted in *failed.
- * Returns 0, or a negative code with err filled: the cast file cannot be
- * read, TS_ECANCELED, TS_ENOMEM, or the code out returned. */
-int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
-                      void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err);
-
-/* ---- voices --------------------------------------------------------- */
-
-/* The list of `tingshu voices`: a line a preset, "NAME  DESCRIPTION", the
- * default marked; a preset that cannot be loaded is a warning to diag and
- * counted in *bad; none at all is a warning too.  Returns 0, the code out
- * returned, or a negative code with err filled when the folder cannot be
- * found (TS_EVOICE) or read. */
-int ts_voices_print(const char *voices_dir, ts_write_fn out, void *out_ud, ts_diag_fn diag,
-                    void *ud, size_t *bad, ts_error *err);
 
 #endif

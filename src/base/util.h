@@ -17,6 +17,10 @@
  * The error is sticky (as SQLite's sqlite3_str): once an append fails,
  * later appends do nothing and return the same code, so a writer can
  * append many pieces and check ts_buf_error() once at the end. */
+/* Where text goes: 0, or a negative code to stop (the output cannot be
+ * written: the caller knows why). */
+typedef int (*ts_write_fn)(void *ud, const char *s, size_t n);
+
 typedef struct ts_buf {
 	char *data;
 	size_t len;

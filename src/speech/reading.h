@@ -6,6 +6,7 @@
 #define TS_READING_H
 
 #include "base/error.h"
+#include "base/util.h"
 #include "speech/voice.h"
 #include "zh/lang.h"
 
@@ -50,5 +51,13 @@ int ts_voices_each(const char *voices_dir,
                    void (*fn)(void *ud, const char *name, const char *description,
                               const char *error),
                    void *ud, ts_error *err);
+
+/* The list of `tingshu voices`: a line a preset, "NAME  DESCRIPTION", the
+ * default marked; a preset that cannot be loaded is a warning to diag and
+ * counted in *bad; none at all is a warning too.  Returns 0, the code out
+ * returned, or a negative code with err filled when the folder cannot be
+ * found (TS_EVOICE) or read. */
+int ts_voices_print(const char *voices_dir, ts_write_fn out, void *out_ud, ts_diag_fn diag,
+                    void *ud, size_t *bad, ts_error *err);
 
 #endif

@@ -4,7 +4,7 @@
 #include "input/reader.h"
 #include "speech/reading.h"
 #include "speech/frontend.h"
-#include "tingshu.h"
+#include "speech/preview.h"
 
 #include <stdio.h>
 

@@ -7,7 +7,7 @@
 #include "speech/casting.h"
 #include "speech/reading.h"
 #include "input/reader.h"
-#include "tingshu.h"
+#include "speech/speakers.h"
 #include "zh/dialogue.h"
 
 #include <limits.h>
