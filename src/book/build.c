@@ -393,8 +393,7 @@ static void book_identity(const ts_plan *p, char id[TS_HASH_HEX])
 	ts_hash_init(&h);
 	ts_hash_str(&h, ts_book_title(p->book));
 	for (size_t i = 0; i < p->n; i++)
-		if (!i || strcmp(ts_book_chapter(p->book, i)->display,
-		                 ts_book_chapter(p->book, i - 1)->display) != 0)
+		if (ts_plan_input_starts(p, i))
 			ts_hash_str(&h, ts_book_chapter(p->book, i)->display);
 	ts_hash_hex(&h, id);
 }

@@ -1,6 +1,6 @@
 /* chapterkey.h - the key of a chapter: a hash of everything that decides
  * the bytes of its files.  A chapter whose record holds the key it has now
- * is up to date (see state.h). */
+ * is up to date (see records.h). */
 #ifndef TS_CHAPTERKEY_H
 #define TS_CHAPTERKEY_H
 

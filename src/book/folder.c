@@ -84,8 +84,7 @@ static int another_book(const ts_plan *p, const char *manifest, ts_error *err)
 	size_t n = 0;
 	ts_buf what = {0};
 	for (size_t i = 0; src && i < p->n; i++) {
-		if (!i || strcmp(ts_book_chapter(p->book, i - 1)->display,
-		                 ts_book_chapter(p->book, i)->display) != 0)
+		if (ts_plan_input_starts(p, i))
 			src[n++] = ts_book_chapter(p->book, i)->display;
 		src[n++] = p->names[i];
 	}

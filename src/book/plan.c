@@ -353,3 +353,9 @@ int ts_plan_print(const ts_plan *p, ts_write_fn out, void *ud)
 	ts_buf_free(&b);
 	return rc;
 }
+
+int ts_plan_input_starts(const ts_plan *p, size_t i)
+{
+	return i == 0 || strcmp(ts_book_chapter(p->book, i - 1)->display,
+	                        ts_book_chapter(p->book, i)->display) != 0;
+}

@@ -1,7 +1,8 @@
 /* plan.h - the planned book as the book layer's own modules see it:
- * audiobook.c makes the plan and runs the build, folder.c keeps the
+ * plan.c makes the plan, build.c runs the build, folder.c keeps the
  * output folder (its checks, the book files made from the chapter
- * records, the files a build no longer makes). */
+ * records, the files a build no longer makes), wholebook.c the files of
+ * --book. */
 #ifndef TS_PLAN_H
 #define TS_PLAN_H
 
@@ -72,6 +73,11 @@ int ts_wholebook_update(ts_plan *p, ts_error *err);
  * whether there is one): 1 with *due set, 0 when it is not asked for, or
  * a negative code with err filled when its text cannot be read. */
 int ts_plan_due(ts_plan *p, size_t i, ts_record *old, int *had, ts_due *due, ts_error *err);
+
+/* Is chapter i the first of its input (the first chapter, or one read
+ * from another input than the chapter before it)?  What tells a book's
+ * inputs, for its identity and for the book a folder holds. */
+int ts_plan_input_starts(const ts_plan *p, size_t i);
 
 /* outdir/name into out (at least PATH_MAX bytes). */
 void ts_plan_path(const ts_plan *p, const char *name, char *out);

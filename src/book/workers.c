@@ -85,7 +85,7 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 }
 
 /* Put the files of chapter idx, just built and left at their temporary
- * names, in place with its record (see state.h): the timing files, the
+ * names, in place with its record (see records.h): the timing files, the
  * audio, the record last, all or none (with job->land, the book files
  * too).  A chapter found to have nothing
  * to speak (TS_EEMPTY) gets a record without files, so that later builds

@@ -5,7 +5,7 @@
  * pipes and collects results; a chapter's audio depends only on its text
  * and the settings, so the output is byte-identical for any number of
  * workers.  A worker speaks each chapter (chapter.h) and puts its files
- * in place with its record (state.h). */
+ * in place with its record (records.h). */
 #ifndef TS_WORKERS_H
 #define TS_WORKERS_H
 
@@ -50,7 +50,7 @@ typedef struct ts_workers_job {
 	int workers;                   /* >= 1 */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
 	/* Which chapters to build (NULL: all), and where to record each one
-	 * built with its key (NULL: no records; see state.h). */
+	 * built with its key (NULL: no records; see records.h). */
 	const char *todo;
 	const char *outdir;
 	char (*keys)[TS_HASH_HEX];
