@@ -4,9 +4,21 @@
  * of SCAN_BLOCK bytes and keeps of each line only its offsets, how many
  * visible characters it has and its first bytes; the chapter side (struct
  * scan) is handed each line and decides, with zh/heading.h, where
- * chapters start, what they are called and what names the book. */
+ * chapters start, what they are called and what names the book, and,
+ * with input/repeat.h, which chapter is the one before it over again.
+ *
+ * A volume heading (第一卷 潜龙在渊) is the volume of every chapter after
+ * it until the next volume heading or the end of the file: their titles
+ * start with it (第一卷 潜龙在渊 第1章 少年), so that chapters whose
+ * numbers start again in each volume are told apart, and a title does not
+ * change when later volumes are added to the file.  A heading with no
+ * number (楔子, 番外, 后记 ...) stands outside the volumes and takes none.
+ * A volume heading with text before the next heading is a chapter of its
+ * own (that text is spoken); with none, it goes before the title of the
+ * heading that follows. */
 #include "input/split.h"
 
+#include "input/repeat.h"
 #include "zh/heading.h"
 #include "base/util.h"
 
@@ -27,6 +39,7 @@ typedef struct line_info {
 	char head[HEAD_BYTES];
 	size_t head_len; /* bytes kept in head (the line may be longer) */
 	int complete;    /* head holds the whole line */
+	uint64_t hash;   /* its visible characters (input/repeat.h) */
 } line_info;
 
 /* The chapter side of a scan. */
@@ -43,21 +56,45 @@ typedef struct scan {
 	long title_line; /* line of the heading, or of the first text line */
 	long body_end;
 	size_t body_chars;
-	char pending_title[HEAD_BYTES * 5]; /* heading with no body yet (a volume) */
-	char first_line[HEAD_BYTES];        /* first non-blank line of front matter */
+	char vol[HEAD_BYTES * 2];    /* the volume the chapters are in, or "" */
+	ts_repeat rep;               /* the chapter before, to find it again */
+	char first_line[HEAD_BYTES]; /* first non-blank line of front matter */
 	int first_line_taken;
 	long first_line_next;
 	size_t first_line_chars;
 	int saw_heading;
 } scan;
 
+/* Add the open chapter to the book, unless it is the chapter before
+ * again (a reposted file's repeat), which is said and skipped. */
 static int close_chapter(scan *sc)
 {
+	long kept_line = 0;
+	int rc, kept = 0;
 	if (!sc->have)
 		return 0;
 	sc->have = 0;
-	return ts_intake_chapter(&sc->in, sc->title, sc->front, sc->body_start, sc->body_end,
-	                         sc->title_line, sc->body_chars);
+	/* Only chapters of a book with a heading and text are compared
+	 * (ts_intake_chapter() skips one with none). */
+	int compared = sc->mode_book && !sc->front && sc->body_chars > 0;
+	int again = compared ? ts_repeat_check(&sc->rep, sc->title, &kept_line) : TS_REPEAT_NEW;
+	if (again == TS_REPEAT_SAME) {
+		ts_intake_warn(&sc->in,
+		               "%s:%ld: chapter \"%s\" repeats the chapter at line %ld; "
+		               "this copy is skipped",
+		               sc->in.display, sc->title_line, sc->title, kept_line);
+	} else {
+		if (again == TS_REPEAT_OTHER)
+			ts_intake_warn(&sc->in,
+			               "%s:%ld: heading \"%s\" repeats the one at line %ld, over "
+			               "other text; both are kept",
+			               sc->in.display, sc->title_line, sc->title, kept_line);
+		if ((rc = ts_intake_chapter(&sc->in, sc->title, sc->front, sc->body_start,
+		                            sc->body_end, sc->title_line, sc->body_chars)))
+			return rc;
+		kept = compared;
+	}
+	return ts_repeat_close(&sc->rep, kept, sc->title, sc->title_line);
 }
 
 /* Is cp part of a title's words (not decoration such as "====" or
@@ -159,6 +196,28 @@ static void open_chapter(scan *sc, const char *title, const line_info *li, long 
 	sc->body_chars = 0;
 }
 
+/* Start the chapter of the heading head (kind TS_HEADING_*) at line li;
+ * joined: the open chapter is a volume heading with no text, which goes
+ * before it. */
+static void open_heading(scan *sc, int kind, const char *head, int joined, const line_info *li,
+                         long lineno)
+{
+	char title[HEAD_BYTES * 5];
+	const char *before = joined ? sc->title : kind == TS_HEADING_CHAPTER ? sc->vol : "";
+	size_t at = kind == TS_HEADING_VOLUME ? ts_heading_chapter_at(head, strlen(head)) : 0;
+	snprintf(title, sizeof title, "%.600s%s%.600s", before, before[0] ? " " : "", head);
+	if (kind == TS_HEADING_VOLUME) {
+		/* A volume's line may hold its first chapter's heading too:
+		 * the volume is what comes before that. */
+		size_t n = strlen(title) - (at ? strlen(head) - at : 0);
+		while (n > 0 && title[n - 1] == ' ')
+			n--;
+		snprintf(sc->vol, sizeof sc->vol, "%.*s", (int)n, title);
+	}
+	open_chapter(sc, title, li, lineno);
+	sc->volume = kind == TS_HEADING_VOLUME && !at;
+}
+
 static int on_line(scan *sc, const line_info *li, long lineno)
 {
 	char head[HEAD_BYTES * 2];
@@ -173,27 +232,18 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 		}
 	} else if (li->complete &&
 	           (kind = ts_heading_line(li->head, li->head_len, head, sizeof head))) {
+		int joined = 0;
 		if (sc->have && sc->front) {
 			if ((rc = close_front(sc)))
 				return rc;
 		} else if (sc->have && sc->body_chars == 0 && sc->volume) {
-			/* A heading straight after another (a volume, then its
-			 * first chapter) joins the next one's title instead of
-			 * making an empty chapter. */
-			snprintf(sc->pending_title, sizeof sc->pending_title, "%s", sc->title);
-			sc->have = 0;
+			/* A heading straight after a volume's joins its title
+			 * instead of making an empty chapter. */
+			joined = 1;
 		} else if ((rc = close_chapter(sc))) {
 			return rc;
 		}
-		if (sc->pending_title[0]) {
-			char joined[HEAD_BYTES * 5];
-			snprintf(joined, sizeof joined, "%.600s %.600s", sc->pending_title, head);
-			sc->pending_title[0] = '\0';
-			open_chapter(sc, joined, li, lineno);
-		} else {
-			open_chapter(sc, head, li, lineno);
-		}
-		sc->volume = kind == TS_HEADING_VOLUME;
+		open_heading(sc, kind, head, joined, li, lineno);
 		return 0;
 	}
 	if (!sc->have) {
@@ -222,6 +272,8 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 	if (li->chars > 0) {
 		sc->body_end = li->end;
 		sc->body_chars += li->chars;
+		if (sc->mode_book && !sc->front)
+			ts_repeat_line(&sc->rep, li->hash, li->chars);
 	}
 	return 0;
 }
@@ -260,6 +312,7 @@ static void line_begin(line_info *li, long start)
 	memset(li, 0, sizeof *li);
 	li->start = start;
 	li->complete = 1;
+	li->hash = TS_REPEAT_SEED;
 }
 
 /* The line ends before offset end; the next one starts at next.  The CR
@@ -283,8 +336,10 @@ static void line_add(line_info *li, const unsigned char *s, size_t k, uint32_t c
 	} else {
 		li->complete = 0;
 	}
-	if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F)
+	if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F) {
 		li->chars++;
+		li->hash = ts_repeat_hash(li->hash, s, k);
+	}
 }
 
 /* What is wrong with a byte that is not UTF-8 text. */
@@ -407,11 +462,6 @@ static int scan_finish(scan *sc)
 {
 	ts_book *b = sc->in.book;
 	int rc;
-	if (sc->pending_title[0] && !sc->have) {
-		/* A volume heading with nothing after it. */
-		ts_intake_warn(&sc->in, "%s: heading \"%s\" has no text; skipped", sc->in.display,
-		               sc->pending_title);
-	}
 	if (sc->have && sc->front && !sc->saw_heading) {
 		/* No heading at all: the whole file is one chapter. */
 		sc->front = 0;
@@ -456,6 +506,7 @@ int ts_split_file(ts_book *b, const char *path, const char *display, int book,
 		rc = scan_finish(&sc);
 out:
 	ts_intake_done(&sc.in, rc != TS_NOT_UTF8 && rc != TS_ECANCELED);
+	ts_repeat_free(&sc.rep);
 	free(r.buf);
 	free(sc.stem);
 	fclose(r.f);

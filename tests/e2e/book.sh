@@ -13,16 +13,18 @@ grep -q $'第二章\u3000风起' 测试.txt || e2e_die "test book lost its full-
 
 # The expected files, in order.  The volume heading directly followed by a
 # chapter heading must not make an empty chapter of its own: chapter 3 is
-# the one that holds 第三章 (its title may carry the volume too).
+# the one that holds 第三章 (its title may carry the volume too), and the
+# numbered chapters after it keep their volume in their titles (番外, with
+# no number, stands outside the volumes).
 expect_names=(
 	'000-测试之书.wav'
 	'001-第一章_开端.wav'
 	'002-第二章_风起.wav'
 	'003-*第三章_夜宿.wav'
-	'004-第十回_结局.wav'
+	'004-第一卷_上部_第十回_结局.wav'
 	'005-番外一_后来.wav'
 )
-expect_titles=('测试之书' '第一章 开端' '第二章 风起' '*第三章 夜宿' '第十回 结局' '番外一 后来')
+expect_titles=('测试之书' '第一章 开端' '第二章 风起' '*第三章 夜宿' '第一卷 上部 第十回 结局' '番外一 后来')
 
 # --- dry run: lists the chapters, builds nothing --------------------------
 run 0 dry "$TINGSHU" build --dry-run -o dry_out 测试.txt

@@ -120,6 +120,70 @@ static void check_headings(void)
 	}
 }
 
+/* Headings as web novels write them: what kind each line is, and where
+ * a volume's line goes on with its first chapter's heading. */
+static void check_web_headings(void)
+{
+	static const struct {
+		const char *line;
+		int kind;
+		const char *chapter; /* the chapter heading inside a volume's line */
+	} cases[] = {
+	    {"第1234章 决战", TS_HEADING_CHAPTER, NULL},
+	    {"第1234章决战", TS_HEADING_CHAPTER, NULL},
+	    {"第1234章：决战", TS_HEADING_CHAPTER, NULL},
+	    {"第１２３４章 决战", TS_HEADING_CHAPTER, NULL},
+	    {"第一千二百三十四章 决战", TS_HEADING_CHAPTER, NULL},
+	    {"第一千零一章", TS_HEADING_CHAPTER, NULL},
+	    {"第两千章 两千", TS_HEADING_CHAPTER, NULL},
+	    {"第一万零八章", TS_HEADING_CHAPTER, NULL},
+	    {"第1234节 分", TS_HEADING_CHAPTER, NULL},
+	    {"第一千二百回 回", TS_HEADING_CHAPTER, NULL},
+	    {"第12章 决战（上）", TS_HEADING_CHAPTER, NULL},
+	    {"第一卷 潜龙在渊", TS_HEADING_VOLUME, NULL},
+	    {"第1卷：潜龙在渊", TS_HEADING_VOLUME, NULL},
+	    {"第一部 少年", TS_HEADING_VOLUME, NULL},
+	    {"卷一", TS_HEADING_VOLUME, NULL},
+	    {"卷一 潜龙在渊", TS_HEADING_VOLUME, NULL},
+	    {"卷12：风起", TS_HEADING_VOLUME, NULL},
+	    {"VIP卷", TS_HEADING_VOLUME, NULL},
+	    {"VIP卷 第101章 入京", TS_HEADING_VOLUME, "第101章 入京"},
+	    {"正文卷", TS_HEADING_VOLUME, NULL},
+	    {"作品相关", TS_HEADING_VOLUME, NULL},
+	    {"第一卷 潜龙在渊 第1章 少年", TS_HEADING_VOLUME, "第1章 少年"},
+	    {"第二卷第1章 重逢", TS_HEADING_VOLUME, "第1章 重逢"},
+	    {"第三部 第三部", TS_HEADING_VOLUME, NULL},
+	    {"楔子", TS_HEADING_SPECIAL, NULL},
+	    {"番外一 后来", TS_HEADING_SPECIAL, NULL},
+	    /* near misses */
+	    {"第一卷完", TS_HEADING_NONE, NULL},
+	    {"第一卷 完", TS_HEADING_NONE, NULL},
+	    {"第二卷（终）", TS_HEADING_NONE, NULL},
+	    {"上架感言", TS_HEADING_NONE, NULL},
+	    {"卷一卷铺盖走了", TS_HEADING_NONE, NULL},
+	    {"卷起袖子就干", TS_HEADING_NONE, NULL},
+	    {"卷一 他卷起铺盖，走了。", TS_HEADING_NONE, NULL},
+	    {"VIP卷的读者很多，他说。", TS_HEADING_NONE, NULL},
+	    {"第一次见到她，是在雨里。", TS_HEADING_NONE, NULL},
+	    {"第一千二百三十四个人站了起来。", TS_HEADING_NONE, NULL},
+	    {"第三章里，主角终于出场了。", TS_HEADING_NONE, NULL},
+	    {"他翻到第三章，看了很久。", TS_HEADING_NONE, NULL},
+	    {"第一卷书他读了三遍，还是不懂。", TS_HEADING_NONE, NULL},
+	    {"第一卷 第一次", TS_HEADING_VOLUME, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *l = cases[i].line;
+		int kind = ts_heading_kind(l, strlen(l));
+		size_t at = ts_heading_chapter_at(l, strlen(l));
+		const char *want = cases[i].chapter;
+		if (kind != cases[i].kind || (want ? strcmp(l + at, want) != 0 || !at : at != 0)) {
+			fprintf(stderr, "heading \"%s\": kind %d (want %d), chapter at %zu\n", l,
+			        kind, cases[i].kind, at);
+			check_failures++;
+		}
+	}
+}
+
 static void check_natural(void)
 {
 	CHECK(ts_natural_cmp("2.txt", "10.txt") < 0);
@@ -367,6 +431,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	check_headings();
+	check_web_headings();
 	check_natural();
 	check_hostile();
 	for (int i = 2; i < argc; i++)
