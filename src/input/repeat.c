@@ -72,8 +72,9 @@ static size_t total(const ts_repeat_lines *l)
 }
 
 /* Does the repeat add little to the chapter kept: are the characters of
- * its lines that the kept one lacks at most a tenth of the kept one's?
- * A copy cut short adds nothing; a site's line added to it, little.
+ * its lines that the kept one lacks at most a tenth of the kept one's,
+ * and of its own?  A copy cut short adds nothing; a site's line added to
+ * it, little; a short second part under the same heading is all new.
  * Sorts both. */
 static int adds_little(ts_repeat_lines *kept, ts_repeat_lines *again)
 {
@@ -91,7 +92,7 @@ static int adds_little(ts_repeat_lines *kept, ts_repeat_lines *again)
 			fresh += again->v[j].chars;
 	}
 	size_t had = total(kept);
-	return had > 0 && fresh * 10 <= had;
+	return had > 0 && fresh * 10 <= had && fresh * 10 <= total(again);
 }
 
 int ts_repeat_check(ts_repeat *r, const char *title, long *kept_line)

@@ -52,8 +52,8 @@ void ts_repeat_line(ts_repeat *r, uint64_t hash, size_t chars);
 /* The open chapter, titled title, has ended: is it the last chapter kept
  * again (TS_REPEAT_*)?  The same when the titles are equal but for their
  * spaces and the lines of the open chapter that the kept one does not
- * have hold at most a tenth as many characters as the kept one (a copy,
- * a copy cut short, a copy with a line of the site's).  Unless new,
+ * have hold at most a tenth of the characters of either (a copy, a copy
+ * cut short, a copy with a line of the site's).  Unless new,
  * *kept_line is the line of the chapter kept. */
 int ts_repeat_check(ts_repeat *r, const char *title, long *kept_line);
 
