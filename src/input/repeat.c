@@ -20,15 +20,6 @@
  * take more memory than it is worth; a chapter is some 100 lines). */
 #define MAX_LINES 65536
 
-uint64_t ts_repeat_hash(uint64_t h, const unsigned char *s, size_t n)
-{
-	/* FNV-1a: cheap per byte, and a collision only makes two lines
-	 * count as the same in a comparison of two chapters. */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ull;
-	return h;
-}
-
 void ts_repeat_line(ts_repeat *r, uint64_t hash, size_t chars)
 {
 	ts_repeat_lines *l = &r->open;

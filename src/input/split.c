@@ -338,7 +338,7 @@ static void line_add(line_info *li, const unsigned char *s, size_t k, uint32_t c
 	}
 	if (!ts_is_space(cp) && cp >= 0x20 && cp != 0x7F) {
 		li->chars++;
-		li->hash = ts_repeat_hash(li->hash, s, k);
+		li->hash = ts_repeat_hash(li->hash, cp);
 	}
 }
 
