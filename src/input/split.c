@@ -196,22 +196,44 @@ static void open_chapter(scan *sc, const char *title, const line_info *li, long 
 	sc->body_chars = 0;
 }
 
+/* s cut, if it is longer, to at most max bytes, at the start of a
+ * character: a long chain of volume lines must not leave half a
+ * character in a title. */
+static void cut_whole(char *s, size_t max)
+{
+	if (strlen(s) <= max)
+		return;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	s[max] = '\0';
+}
+
 /* Start the chapter of the heading head (kind TS_HEADING_*) at line li;
  * joined: the open chapter is a volume heading with no text, which goes
  * before it. */
 static void open_heading(scan *sc, int kind, const char *head, int joined, const line_info *li,
                          long lineno)
 {
-	char title[HEAD_BYTES * 5];
-	const char *before = joined ? sc->title : kind == TS_HEADING_CHAPTER ? sc->vol : "";
+	char title[HEAD_BYTES * 5], before[HEAD_BYTES * 5];
+	snprintf(before, sizeof before, "%s",
+	         joined                       ? sc->title
+	         : kind == TS_HEADING_CHAPTER ? sc->vol
+	                                      : "");
+	cut_whole(before, 600);
 	size_t at = kind == TS_HEADING_VOLUME ? ts_heading_chapter_at(head, strlen(head)) : 0;
-	snprintf(title, sizeof title, "%.600s%s%.600s", before, before[0] ? " " : "", head);
+	/* At most 600 + 1 + HEAD_BYTES bytes: it fits. */
+	snprintf(title, sizeof title, "%s%s%s", before, before[0] ? " " : "", head);
 	if (kind == TS_HEADING_VOLUME) {
 		/* A volume's line may hold its first chapter's heading too:
 		 * the volume is what comes before that. */
 		size_t n = strlen(title) - (at ? strlen(head) - at : 0);
 		while (n > 0 && title[n - 1] == ' ')
 			n--;
+		if (n >= sizeof sc->vol) {
+			n = sizeof sc->vol - 1;
+			while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80)
+				n--;
+		}
 		snprintf(sc->vol, sizeof sc->vol, "%.*s", (int)n, title);
 	}
 	open_chapter(sc, title, li, lineno);
