@@ -15,8 +15,8 @@
  * a book of CHAPTERS chapters made cheaply, without synthesis: one
  * silent WAV of SECONDS seconds, hard-linked as every chapter's audio
  * (NNNN-第N章_….wav), a script of one cue a second per chapter, and
- * OUTDIR/index.html; it prints how long the page took to make and its
- * size.  Warnings go to stderr; exit 1 on failure. */
+ * OUTDIR/index.html; it prints its size and the best time of 5 to make
+ * it.  Warnings go to stderr; exit 1 on failure. */
 #include "audio/write.h"
 #include "base/file.h"
 #include "base/util.h"
@@ -83,20 +83,28 @@ static char *write_script(const char *audio_path, const ts_cue *c, size_t n)
 	return name;
 }
 
+/* The page, made a few times for the best time of it (the machine's
+ * other work makes one run's time wander), then written to path. */
 static int write_page(const char *path, const char *title, const ts_chapter_entry *ch, size_t n)
 {
 	ts_buf page = {0};
 	ts_error err = {0};
-	double t0 = now_s();
-	int rc = ts_readalong_html(&page, title, ch, n);
-	double t1 = now_s();
+	double best = 0;
+	int rc = 0;
+	for (int run = 0; run < 5 && !rc; run++) {
+		ts_buf_free(&page);
+		double t0 = now_s();
+		rc = ts_readalong_html(&page, title, ch, n);
+		double t = now_s() - t0;
+		best = run == 0 || t < best ? t : best;
+	}
 	if (rc)
 		fprintf(stderr, "make_page: %s\n", ts_strerror(rc));
 	else if ((rc = ts_write_text_file(path, page.data, page.len, (long)getpid(), &err)))
 		fprintf(stderr, "make_page: %s\n", ts_error_msg(&err));
 	else
 		printf("page of %zu chapters: %zu bytes, made in %.2f ms\n", n, page.len,
-		       (t1 - t0) * 1e3);
+		       best * 1e3);
 	ts_buf_free(&page);
 	return rc;
 }
