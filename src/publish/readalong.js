@@ -131,6 +131,7 @@
       cues = [];
       spans = [];
       hi = -1;
+      tabStop = null;
       var p = document.createElement('p');
       p.className = 'empty';
       p.textContent = '正在载入文字……';
