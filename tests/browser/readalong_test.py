@@ -51,6 +51,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -443,14 +444,17 @@ def main():
         print("FAIL: make_page: %s" % r.stderr, file=sys.stderr)
         return 1
 
-    # A book of BIG chapters, made without synthesis.
-    bigdir = os.path.join(scratch, "big")
-    os.makedirs(bigdir)
+    # A book of BIG chapters, made without synthesis, in memory where it can
+    # be (thousands of files: made and removed at once on tmpfs, where a
+    # busy disk took seconds to remove them).
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    bigdir = tempfile.mkdtemp(prefix="tingshu-browser-big.", dir=shm or scratch)
     t0 = time.time()
     r = subprocess.run([opt.make_page, "--book", bigdir, str(BIG), str(BIG_SECONDS)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0 or r.stderr:
         print("FAIL: make_page --book: %s" % r.stderr, file=sys.stderr)
+        shutil.rmtree(bigdir, ignore_errors=True)
         return 1
     print("make_page --book (%.1f s): %s" % (time.time() - t0, r.stdout.strip().replace("\n", "; ")))
 
@@ -465,6 +469,7 @@ def main():
         b = Browser(chromium, driver, scratch, flags)
     except (OSError, WebDriverError) as e:
         print("FAIL: cannot start a browser session: %s" % e, file=sys.stderr)
+        shutil.rmtree(bigdir, ignore_errors=True)
         return 1
     try:
         run_checks(b, outdir, pagedir, chapters, cues, own, manifest, opt.show)
@@ -475,6 +480,7 @@ def main():
         fail("WebDriver: %s" % e)
     finally:
         b.quit()
+        shutil.rmtree(bigdir, ignore_errors=True)
     print("browser part took %.1f s" % (time.time() - t0))
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
