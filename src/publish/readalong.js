@@ -440,11 +440,13 @@
   /* Finding a chapter: by its number (as in the file names) or by a part
      of its title; Enter in the box opens the chapter of that number, or
      the first found. */
+  var names = null; /* the chapters' titles in lower case, once asked */
+
   function matches(q) {
     var num = /^\d+$/.test(q) ? String(+q) : null, low = q.toLowerCase(), found = [];
+    names = names || links.map(function (a) { return a.textContent.toLowerCase(); });
     links.forEach(function (a, i) {
-      if (!q || a.getAttribute('data-ch') === num ||
-          a.textContent.toLowerCase().indexOf(low) >= 0)
+      if (!q || a.getAttribute('data-ch') === num || names[i].indexOf(low) >= 0)
         found.push(i);
     });
     if (num) { /* the chapter of that number first */

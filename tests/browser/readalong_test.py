@@ -33,7 +33,7 @@ script tingshu wrote beside its audio.
 Last, a book of 3,000 chapters made without synthesis (make_page --book:
 a few seconds of silence each, a cue a second): its index.html is under
 512 KB and opens; the search box finds chapter 2,999 by its number and
-Enter opens it; it plays with its sentences highlighted in turn; at its
+Enter opens it, and a chapter by its title; it plays with its sentences highlighted in turn; at its
 end chapter 3,000 plays with its own sentences; reloaded, the page is
 back at that chapter and time.
 
@@ -775,6 +775,14 @@ def run_big(b, bigdir):
           st["src"].startswith("%04d-" % target),
           "chapter %d: its audio, its sentences as written, the URL names it: %s" % (
               target, {k: st[k] for k in ("now", "src", "hash", "texts")}))
+    # By a part of its title (not a number): that chapter alone.
+    b.js("document.getElementById('find').value = ''; "
+         "document.getElementById('find').dispatchEvent(new Event('input'));")
+    b.keys(find, "第%d章 夜雨" % BIG)
+    got = b.js("""return Array.prototype.filter.call(document.querySelectorAll('#toc li'),
+        function (li) { return !li.hidden; }).map(function (li) {
+            return li.querySelector('a').textContent; });""")
+    check(got == [big_title(BIG)], "the search box finds a chapter by its title: %s" % got)
     b.js("document.getElementById('find').value = ''; "
          "document.getElementById('find').dispatchEvent(new Event('input'));")
     check(b.js("return Array.prototype.every.call(document.querySelectorAll('#toc li'), "
