@@ -147,7 +147,6 @@ static void chapter_entry(const ts_plan *p, size_t i, const ts_record *r, ts_cha
 	e->audio = p->names[i];
 	for (int t = 0; t < TS_CUES_NFORMATS; t++)
 		e->timing[t] = p->timing[i][t];
-	e->vtt = p->timing[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
 	e->duration_s = (double)r->samples / (r->synth_rate ? r->synth_rate : 1);
 	e->sentences = r->sentences;
 	e->chars = r->chars;
@@ -196,62 +195,13 @@ static int same_content(const char *path, const ts_buf *text)
 	return same && off == text->len;
 }
 
-/* Do the files at a and b hold the same bytes? */
-static int same_files(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || !S_ISREG(sa.st_mode) ||
-	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size)
-		return 0;
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	char ba[8192], bb[8192];
-	size_t ga, gb;
-	int same = fa && fb;
-	while (same && (ga = fread(ba, 1, sizeof ba, fa)) > 0) {
-		gb = fread(bb, 1, ga, fb);
-		same = gb == ga && memcmp(ba, bb, ga) == 0;
-	}
-	same = same && !ferror(fa) && !ferror(fb);
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
-/* The read-along page at its temporary name tmp, written as it is made
- * (a book's page holds every sentence: megabytes).  *changed: it differs
- * from the page at path (else tmp is removed).  0 or a code with err. */
-static int write_page(const ts_plan *p, const char *title, const ts_chapter_entry *e, size_t n,
-                      const char *path, const char *tmp, int *changed, ts_error *err)
-{
-	int e_no = 0, rc;
-	FILE *f = ts_fcreate_excl(tmp, "wb");
-	*changed = 0;
-	if (!f)
-		return ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
-		                    strerror(errno));
-	rc = ts_readalong_write(f, p->o.outdir, title, e, n, p->diag, p->ud, &e_no);
-	if (fclose(f) != 0 && !rc)
-		rc = TS_EIO, e_no = errno;
-	if (rc == TS_EIO)
-		rc = ts_error_set(err, ts_errno_code(e_no), "%s: write failed: %s", path,
-		                  strerror(e_no));
-	else if (rc)
-		rc = ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
-	if (!rc && !(*changed = !same_files(tmp, path)))
-		unlink(tmp);
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
-/* The book files, from the records: the read-along page (it reads the
- * chapters' timing files), playlist.m3u and manifest.json.  Each is
- * written at its temporary name, those whose bytes change (an up-to-date
- * book is not touched; the page is written and compared), and then all are put in place together,
- * after the files of the chapter landing (l, may be NULL) and the manifest last: book files that
- * tell of one state of the folder. */
+/* The book files, from the records: the read-along page (its list of
+ * chapters; their text is in their own files), playlist.m3u and
+ * manifest.json.  Each is written at its temporary name, those whose
+ * bytes change (an up-to-date book is not touched), and then all are put
+ * in place together, after the files of the chapter landing (l, may be
+ * NULL) and the manifest last: book files that tell of one state of the
+ * folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
                           size_t n, const ts_landing *l, long pid, ts_error *err)
 {
@@ -260,24 +210,15 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 	ts_buf text[3] = {{0}};
 	char path[3][PATH_MAX], *tmp[TS_RECORD_FILES + 4] = {0}, *put[TS_RECORD_FILES + 4];
 	size_t nl = l ? l->n : 0, k = nl;
-	int rc = 0, changed;
+	int rc = 0;
 	for (size_t i = 0; i < nl; i++)
 		tmp[i] = l->tmp[i], put[i] = l->path[i];
+	if (ts_readalong_html(&text[0], title, e, n))
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 	ts_playlist(&text[1], title, e, n);
 	ts_manifest(&text[2], title, set, e, n);
 	for (int i = 0; i < 3 && !rc; i++) {
 		ts_plan_path(p, names[i], path[i]);
-		if (i == 0) { /* the page: written as it is made */
-			if (!(tmp[k] = ts_temp_name(path[i], pid)))
-				rc = ts_error_set(err, TS_ENOMEM, NULL);
-			else if (!(rc = write_page(p, title, e, n, path[i], tmp[k], &changed,
-			                           err)) &&
-			         changed)
-				put[k++] = path[i];
-			else
-				free(tmp[k]), tmp[k] = NULL;
-			continue;
-		}
 		if (ts_buf_error(&text[i]))
 			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
 			                  ts_strerror(ts_buf_error(&text[i])));
@@ -306,17 +247,6 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 
 /* Longest wait for another build to finish writing the book files. */
 #define BOOK_LOCK_WAIT_S 60.0
-
-/* The name in the folder of the temporary file of l that goes to name. */
-static const char *landing_name(const ts_landing *l, const char *name)
-{
-	for (size_t i = 0; name && i < l->n; i++) {
-		const char *s = strrchr(l->path[i], '/'), *t = strrchr(l->tmp[i], '/');
-		if (strcmp(s ? s + 1 : l->path[i], name) == 0)
-			return t ? t + 1 : l->tmp[i];
-	}
-	return NULL;
-}
 
 /* The record of chapter i, from the folder or, for the chapter landing,
  * from its temporary file: 1, 0 when there is none, or a negative code. */
@@ -367,8 +297,6 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 			continue;
 		}
 		chapter_entry(p, i, r, &e[k]);
-		if (landing)
-			e[k].vtt_from = landing_name(l, e[k].vtt);
 		*complete &= !e[k++].outdated;
 		if (!synth_rate)
 			synth_rate = r->synth_rate, wpm = r->wpm;
