@@ -67,6 +67,7 @@ typedef struct term {
 typedef struct rule {
 	int kind;
 	size_t t0, nt;
+	int needs_word; /* a term must find a word: a line with none cannot match */
 } rule;
 
 typedef struct group {
@@ -90,6 +91,7 @@ struct ts_boilerplate_check {
 	const ts_boilerplate *bp;
 	unsigned flags;
 	unsigned char *found; /* F_* of each word, for the line judged */
+	size_t nfound;        /* words found in it */
 	char key[KEY_MAX];
 };
 
@@ -144,6 +146,15 @@ static size_t make_key(const char *s, size_t n, char *out, size_t cap)
 			i += m;
 			continue;
 		}
+		unsigned char lead = (unsigned char)s[i];
+		if (lead >= 0xE4 && lead <= 0xE9 && n - i >= 3) {
+			/* U+4000-U+9FFF (most Han): kept as it is, undecoded */
+			if (o + 3 > cap)
+				return (size_t)-1;
+			memcpy(out + o, s + i, 3);
+			o += 3, i += 3;
+			continue;
+		}
 		uint32_t cp;
 		int k = ts_utf8_decode((const unsigned char *)s + i, n - i, &cp);
 		if (k <= 0) {
@@ -164,18 +175,28 @@ static size_t make_key(const char *s, size_t n, char *out, size_t cap)
 	return o;
 }
 
-static unsigned bucket_of(uint32_t cp)
+/* The length of the UTF-8 character that starts with byte c (valid text). */
+static size_t char_len(unsigned char c)
 {
-	return (unsigned)((cp * 2654435761u) >> 24) & (NBUCKETS - 1);
+	return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* The bucket of the words that start with the character at s[0..k): its
+ * bytes hashed, so a line is scanned without decoding it. */
+static unsigned bucket_of(const char *s, size_t k)
+{
+	uint32_t h = 0;
+	for (size_t i = 0; i < k; i++)
+		h = h * 31 + (unsigned char)s[i];
+	return (unsigned)((h * 2654435761u) >> 24) & (NBUCKETS - 1);
 }
 
 /* The word of key s[0..n) (a new one, or the same met before): its
  * index, or -1 when out of memory. */
 static int add_word(ts_boilerplate *bp, const char *s, size_t n)
 {
-	uint32_t cp = 0;
-	ts_utf8_decode((const unsigned char *)s, n, &cp);
-	unsigned b = bucket_of(cp);
+	size_t k = char_len((unsigned char)s[0]);
+	unsigned b = bucket_of(s, k < n ? k : n);
 	for (int i = bp->bucket[b]; i >= 0; i = bp->w[i].next)
 		if (bp->w[i].n == n && memcmp(bp->w[i].s, s, n) == 0)
 			return i;
@@ -239,7 +260,7 @@ static int parse_rule(ts_boilerplate *bp, const group *g, size_t ng, const char 
 	if (TS_GROW(bp->r, bp->capr, bp->nr + 1))
 		return TS_ENOMEM;
 	rule *r = &bp->r[bp->nr];
-	*r = (rule){kind, bp->nt, 0};
+	*r = (rule){kind, bp->nt, 0, 0};
 	int rc = 0;
 	while (*p && !rc) {
 		size_t n = strcspn(p, " ");
@@ -265,6 +286,7 @@ static int parse_rule(ts_boilerplate *bp, const group *g, size_t ng, const char 
 			rc = (*why = "an empty term", TS_EINVAL);
 		bp->t[bp->nt++] = t;
 		r->nt++;
+		r->needs_word |= !t.neg && !t.only;
 		p += n;
 	}
 	if (!rc && r->nt == 0)
@@ -385,21 +407,25 @@ static void find_words(ts_boilerplate_check *c, const char *key, size_t a, size_
 {
 	const ts_boilerplate *bp = c->bp;
 	memset(c->found, 0, bp->nw);
+	c->nfound = 0;
 	for (size_t i = a; i < b;) {
-		uint32_t cp;
-		int k = ts_utf8_decode((const unsigned char *)key + i, b - i, &cp);
-		if (k <= 0)
+		size_t k = char_len((unsigned char)key[i]);
+		if (k > b - i)
 			break;
-		for (int j = bp->bucket[bucket_of(cp)]; j >= 0; j = bp->w[j].next) {
+		for (int j = bp->bucket[bucket_of(key + i, k)]; j >= 0; j = bp->w[j].next) {
 			const word *w = &bp->w[j];
-			if (w->n > b - i || memcmp(key + i, w->s, w->n) != 0)
+			/* The first character's last byte tells most words of a
+			 * bucket apart before a whole comparison. */
+			if (w->n > b - i || w->n < k || w->s[k - 1] != key[i + k - 1] ||
+			    memcmp(key + i, w->s, w->n) != 0)
 				continue;
 			if ((w->latin_a && i > 0 && is_letter((unsigned char)key[i - 1])) ||
 			    (w->latin_b && i + w->n < b && is_letter((unsigned char)key[i + w->n])))
 				continue;
+			c->nfound += !c->found[j];
 			c->found[j] |= F_ANY | (i == a ? F_START : 0) | (i + w->n == b ? F_END : 0);
 		}
-		i += (size_t)k;
+		i += k;
 	}
 }
 
@@ -416,15 +442,11 @@ static int has_char(const word *w, const char *u, size_t n)
 static int only_chars(const word *w, const char *key, size_t n)
 {
 	size_t count = 0;
-	for (size_t i = 0; i < n;) {
-		uint32_t cp;
-		int k = ts_utf8_decode((const unsigned char *)key + i, n - i, &cp);
-		char u[4];
-		int ul = ts_utf8_encode(cp, u);
-		if (k <= 0 || !has_char(w, u, (size_t)ul))
+	for (size_t i = 0; i < n; count++) {
+		size_t k = char_len((unsigned char)key[i]);
+		if (k > n - i || !has_char(w, key + i, k))
 			return 0;
-		i += (size_t)k;
-		count++;
+		i += k;
 	}
 	return count >= SEP_MIN;
 }
@@ -477,7 +499,8 @@ static int judge_key(ts_boilerplate_check *c, const char *key, size_t n, int not
 	for (size_t i = 0; i < bp->nr; i++) {
 		const rule *r = &bp->r[i];
 		int note = kinds[r->kind].note;
-		if ((note && (c->flags & TS_BOILERPLATE_KEEP_NOTES)) || (notes_only && !note))
+		if ((note && (c->flags & TS_BOILERPLATE_KEEP_NOTES)) || (notes_only && !note) ||
+		    (r->needs_word && !c->nfound))
 			continue;
 		size_t k = 0;
 		while (k < r->nt && term_holds(c, &bp->t[r->t0 + k], key, n, a, b))
@@ -524,16 +547,66 @@ static size_t heading_tail(ts_boilerplate_check *c, const char *line, size_t n, 
 	return n;
 }
 
+/* The kind of the first rule s[0..n) matches, or -1. */
+static int judge(ts_boilerplate_check *c, const char *s, size_t n)
+{
+	size_t kn = make_key(s, n, c->key, sizeof c->key);
+	return kn == 0 || kn == (size_t)-1 ? -1 : judge_key(c, c->key, kn, 0);
+}
+
+/* Does a sentence end at s[i] (。！？!? …)? */
+static size_t sentence_end(const char *s, size_t n, size_t i)
+{
+	static const char *const ends[] = {"。", "！", "？", "!", "?", "…"};
+	for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
+		size_t l = strlen(ends[k]);
+		if (l <= n - i && memcmp(s + i, ends[k], l) == 0)
+			return l;
+	}
+	return 0;
+}
+
+/* Where an ad or a note that a story line ends with starts (ads are
+ * pasted after a story's sentence: 他说完就走了。www.x.com 记住本站), or 0
+ * when the whole line line[0..n), which matched a rule, is boilerplate:
+ * the last sentence end after which the rest matches a rule by itself and
+ * before which the line matches none. */
+static size_t pasted_tail(ts_boilerplate_check *c, const char *line, size_t n, int *kind)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < n;) {
+		size_t l = sentence_end(line, n, i);
+		if (!l) {
+			i++;
+			continue;
+		}
+		i += l;
+		while (i < n && (l = sentence_end(line, n, i)) != 0)
+			i += l;
+		/* closing quotes and brackets stay with the sentence */
+		while (i < n &&
+		       (strchr("\")]", line[i]) ||
+		        (n - i >= 3 && (!memcmp(line + i, "”", 3) || !memcmp(line + i, "」", 3) ||
+		                        !memcmp(line + i, "』", 3) || !memcmp(line + i, "）", 3)))))
+			i += line[i] & 0x80 ? 3 : 1;
+		int k = i < n ? judge(c, line + i, n - i) : -1;
+		if (k >= 0) {
+			best = i;
+			*kind = k;
+		}
+	}
+	return best && judge(c, line, best) < 0 ? best : 0;
+}
+
 int ts_boilerplate_check_line(ts_boilerplate_check *c, const char *line, size_t len, ts_unspoken *u)
 {
 	if (!c->bp || !c->bp->nr)
 		return 0;
-	size_t n = make_key(line, len, c->key, sizeof c->key);
-	if (n == 0 || n == (size_t)-1)
-		return 0;
-	int kind = judge_key(c, c->key, n, 0);
+	int kind = judge(c, line, len);
 	if (kind >= 0 && !is_heading(line, len)) {
-		*u = (ts_unspoken){kinds[kind].reason, 0, 1};
+		int part = kind;
+		size_t tail = pasted_tail(c, line, len, &part);
+		*u = (ts_unspoken){kinds[tail ? part : kind].reason, tail, tail == 0};
 		return 1;
 	}
 	size_t tail = heading_tail(c, line, len, &kind);

@@ -11,6 +11,11 @@
  * layer reads it (input/reader.h), so that what is dropped is the same
  * for a build, `tingshu text`, `pinyin` and `speakers`.
  *
+ * An ad or note pasted after a story's sentence (路很长。www.x.com 记住本站)
+ * goes, the sentence stays: the line is cut after its last sentence end
+ * after which the rest matches a rule by itself, when what comes before
+ * matches none.
+ *
  * A heading with a request tacked on (第12章 决战（求月票）) keeps the
  * heading and loses the request: a bracketed group that ends a line that
  * is a chapter heading without it (zh/heading.h), and that an author's
@@ -44,7 +49,7 @@ void ts_boilerplate_free(ts_boilerplate *bp);
 typedef struct ts_unspoken {
 	const char *reason; /* "site ad", "author's note" ...; static */
 	size_t start;       /* the bytes dropped are [start, the line's end) */
-	int whole;          /* the whole line (start 0), else a heading's tail */
+	int whole;          /* the whole line (start 0), else its end */
 } ts_unspoken;
 
 /* Told of each line or part of a line dropped: line (of the text read,

@@ -68,6 +68,9 @@ static void check_language(void)
 	CHECK(strcmp(judge(bp, 0, "w w w . a b c . c o m"), "site ad") == 0);
 	CHECK(strcmp(judge(bp, 0, "www点abc点com"), "site ad") == 0);
 	CHECK(strcmp(judge(bp, 0, "<p>（本章完）</p>"), "end marker") == 0);
+	/* An ad pasted after a story's sentence: the sentence stays. */
+	CHECK(strcmp(judge(bp, 0, "路很长。“好。”一秒记住本站"), "part site ad") == 0);
+	CHECK(strcmp(judge(bp, 0, "本章完。一秒记住本站"), "site ad") == 0);
 	/* A heading's request: cut off, the heading stays; not a heading's:
 	 * the line stays whole. */
 	CHECK(strcmp(judge(bp, 0, "第12章 决战（求月票）"), "part author's note") == 0);
