@@ -158,6 +158,8 @@ static ts_chapter_job chapter_job(const ts_plan *p)
 	                        .voice = &p->rd.voice,
 	                        .voicing = p->voicing.dialogue ? &p->voicing : NULL,
 	                        .lang = p->rd.lang,
+	                        .boilerplate = p->rd.boilerplate,
+	                        .boilerplate_flags = p->rd.boilerplate_flags,
 	                        .rate_factor = p->o.rate,
 	                        .format = p->fmt,
 	                        .master = p->mo,

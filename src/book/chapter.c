@@ -52,10 +52,12 @@ static int feed_title_body(const ts_chapter_job *job, const ts_feed *f, ts_front
 	ts_reader *rd = ts_reader_open(ch, &rc);
 	if (!rd)
 		return ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
-	if (job->voicing)
+	/* The site's lines of a web novel are not read (hence not keyed). */
+	rc = ts_reader_set_filter(rd, job->boilerplate, job->boilerplate_flags, NULL, NULL);
+	if (!rc && job->voicing)
 		rc = ts_feed_voiced(rd, fe, job->voicing, job->voice,
 		                    f->voice ? f->voice : no_voice, f->ud);
-	else
+	else if (!rc)
 		rc = feed_all(rd, fe);
 	ts_reader_free(rd);
 	/* A failure downstream (a full disk) has said what it was. */

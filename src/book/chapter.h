@@ -36,6 +36,11 @@ typedef struct ts_chapter_job {
 	const ts_book *book;
 	const ts_voice *voice;
 	const ts_lang *lang; /* language data (may be NULL) */
+	/* The lines of a web novel not spoken (may be NULL: every line is)
+	 * and TS_BOILERPLATE_* flags: what they drop is not in the chunks,
+	 * hence not in the key. */
+	const ts_boilerplate *boilerplate;
+	unsigned boilerplate_flags;
 	double rate_factor;
 	const ts_voicing *voicing; /* NULL: the narrator reads the dialogue too */
 	const ts_format *format;

@@ -201,7 +201,8 @@ static int plan_voicing(ts_plan *p, char *const *inputs, size_t ninputs, ts_erro
 	p->voicing.dialogue = dl;
 	if (!(p->voicing.voices = ts_voice_cache_new(dir)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
-	if ((rc = ts_dialogue_book(dl, p->book, note_cast, p)))
+	if ((rc = ts_dialogue_book(dl, p->book, p->rd.boilerplate, p->rd.boilerplate_flags,
+	                           note_cast, p)))
 		return ts_error_set(err, rc, "cannot read the book's dialogue: %s",
 		                    ts_strerror(rc));
 	return 0;
@@ -232,6 +233,7 @@ int ts_plan_new(ts_plan **out, const ts_build_opts *o, char *const *inputs, size
 		goto fail;
 	}
 	ts_book_set_cancel(p->book, o->cancel);
+	ts_book_set_boilerplate(p->book, p->rd.boilerplate, p->rd.boilerplate_flags);
 	for (size_t i = 0; i < ninputs && !rc; i++) {
 		int r = ts_book_add(p->book, inputs[i]);
 		/* A file that cannot be read for want of memory or disk, or

@@ -16,7 +16,7 @@
 
 /* What the command line itself keeps of the options. */
 typedef struct cli_flags {
-	int quiet, verbose, help, dry_run, sentences, explain;
+	int quiet, verbose, help, dry_run, sentences, explain, dropped;
 } cli_flags;
 
 /* The options as parsed: the tables of commands[] point into them. */
@@ -151,6 +151,7 @@ static const opt read_rows[] = {
     STRING("voice", 0, R(voice), "NAME", "voice preset (default: " TS_VOICE_DEFAULT "); see 'tingshu voices'"),
     STRING("encoding", 0, R(encoding), "NAME", "read the input in this encoding instead of detecting it (UTF-8, GB18030, BIG5, UTF-16LE ...; 'iconv -l' lists all)"),
     CUSTOM("lexicon", "FILE", "your pronunciations, one \"词<TAB>pin1 yin1\" a line; they override everything (repeatable; a lexicon.txt in the folder of an input is read too)", parse_lexicon),
+    FLAG("keep-notes", 0, R(keep_notes), "speak the author's notes of a web novel (PS：求月票, 作者有话说, update notices), which are dropped by default; the site's ads and markers are dropped all the same"),
 };
 
 static const opt build_cli_rows[] = {
@@ -160,6 +161,7 @@ static const opt build_cli_rows[] = {
 
 static const opt text_cli_rows[] = {
     FLAG("sentences", 0, C(sentences), "one line per chunk sent to the synthesizer instead"),
+    FLAG("dropped", 0, C(dropped), "list instead the lines not spoken (a web novel's site ads, markers, notes), one a line: FILE:LINE: dropped (WHY): TEXT, or 'dropped part' for a request cut off a heading"),
 };
 
 static const char *const stages[] = {"chars", "words", "rules", "sandhi", "all", NULL};
@@ -269,7 +271,10 @@ static const char text_head[] =
     "one output line per input line (per paragraph where tags such as <p> or <br>\n"
     "split a line), after cleaning and normalization (numbers as words, lookalike\n"
     "characters repaired).  FILE may be an EPUB (its chapters' titles on lines of\n"
-    "their own, then their paragraphs), or - for standard input.\n";
+    "their own, then their paragraphs), or - for standard input.\n"
+    "The lines of a web novel that are the site's or the uploader's (ads, 本章完,\n"
+    "requests for votes) are not spoken: they print as empty lines, and --dropped\n"
+    "lists them.\n";
 
 static const char pinyin_head[] =
     "Usage: tingshu pinyin [OPTIONS] FILE...\n"
@@ -329,6 +334,7 @@ static int cmd_text(const command *c, int argc, char **argv)
 	int pinyin = strcmp(c->name, "pinyin") == 0;
 	text_opts.mode = flags.explain     ? TS_TEXT_EXPLAIN
 	                 : pinyin          ? TS_TEXT_PINYIN
+	                 : flags.dropped   ? TS_TEXT_DROPPED
 	                 : flags.sentences ? TS_TEXT_CHUNKS
 	                                   : TS_TEXT_LINES;
 	ts_error err = {0};

@@ -30,6 +30,8 @@ struct ts_book {
 	char *text_path;               /* UTF-8 text of the last file scanned */
 	volatile sig_atomic_t *cancel; /* reading stops when set; NULL: never */
 	int swept;                     /* the temporary files of dead runs were removed */
+	const ts_boilerplate *bp;      /* requests cut off titles; NULL: none */
+	unsigned bp_flags;
 };
 
 void ts_book_diag(ts_book *b, ts_level level, const char *fmt, ...)
@@ -119,6 +121,21 @@ void ts_book_free(ts_book *b)
 void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag)
 {
 	b->cancel = flag;
+}
+
+void ts_book_set_boilerplate(ts_book *b, const ts_boilerplate *bp, unsigned flags)
+{
+	b->bp = bp;
+	b->bp_flags = flags;
+}
+
+int ts_book_unspoken(const ts_book *b, const char *line, size_t len)
+{
+	ts_boilerplate_check *c = b->bp ? ts_boilerplate_check_new(b->bp, b->bp_flags) : NULL;
+	ts_unspoken u;
+	int unspoken = c && ts_boilerplate_check_line(c, line, len, &u) && u.whole;
+	ts_boilerplate_check_free(c);
+	return unspoken;
 }
 
 int ts_book_set_encoding(ts_book *b, const char *name)
@@ -301,7 +318,14 @@ int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, l
 	memset(c, 0, sizeof *c);
 	c->source = ts_strdup(in->source);
 	c->display = ts_strdup(in->display);
-	c->title = ts_strdup_cut(title, 200); /* spoken, tagged, listed: cut */
+	/* Spoken, tagged, listed: cut, and without a request for votes. */
+	c->title =
+	    ts_strndup(title, ts_boilerplate_title(b->bp, b->bp_flags, title, strlen(title)));
+	if (c->title) {
+		char *t = ts_strdup_cut(c->title, 200);
+		free(c->title);
+		c->title = t;
+	}
 	if (!c->source || !c->display || !c->title) {
 		chapter_clear(c);
 		return TS_ENOMEM;

@@ -33,6 +33,7 @@
 
 #include "base/error.h"
 #include "base/util.h"
+#include "zh/boilerplate.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -66,6 +67,17 @@ void ts_book_free(ts_book *b);
  * it was making and undone the file it was scanning; the chapters of
  * inputs added before stay.  NULL (the default) never stops. */
 void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag);
+
+/* Cut off the titles of the chapters added after this call the requests
+ * that web novels tack on headings (第12章 决战（求月票）: see
+ * ts_boilerplate_title()), with bp's patterns (NULL: none, the default)
+ * and flags (TS_BOILERPLATE_*); bp is the caller's and must outlive the
+ * additions. */
+void ts_book_set_boilerplate(ts_book *b, const ts_boilerplate *bp, unsigned flags);
+/* Is line[0..len) a line of the site's or the uploader's, not spoken
+ * (with the patterns of ts_book_set_boilerplate())?  Such a line does
+ * not name a book. */
+int ts_book_unspoken(const ts_book *b, const char *line, size_t len);
 
 /* Read the inputs added after this call in encoding name (an iconv name,
  * e.g. "GB18030", "BIG5", "UTF-16LE") instead of detecting it; NULL goes

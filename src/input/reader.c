@@ -21,6 +21,12 @@ struct ts_reader {
 	size_t len, off; /* buffered bytes and read position */
 	char piece[PIECE_MAX + 8];
 	int eof;
+	/* Boilerplate dropped (ts_reader_set_filter); check NULL: none. */
+	ts_boilerplate_check *check;
+	ts_dropped_fn dropped;
+	void *dropped_ud;
+	long line;    /* of the piece to come, from 1 */
+	int mid_line; /* the piece to come continues a line */
 };
 
 ts_reader *ts_reader_open(const ts_chapter *ch, int *err)
@@ -44,7 +50,37 @@ ts_reader *ts_reader_open(const ts_chapter *ch, int *err)
 	}
 	r->pos = ch->start;
 	r->end = ch->end;
+	r->line = 1;
 	return r;
+}
+
+int ts_reader_set_filter(ts_reader *r, const ts_boilerplate *bp, unsigned flags, ts_dropped_fn fn,
+                         void *ud)
+{
+	ts_boilerplate_check_free(r->check);
+	r->check = NULL;
+	if (bp && !(r->check = ts_boilerplate_check_new(bp, flags)))
+		return TS_ENOMEM;
+	r->dropped = fn;
+	r->dropped_ud = ud;
+	return 0;
+}
+
+/* A whole line in the piece, n bytes: what of it is spoken (see
+ * ts_reader_set_filter()). */
+static size_t filter_line(ts_reader *r, size_t n)
+{
+	ts_unspoken u;
+	if (!ts_boilerplate_check_line(r->check, r->piece, n, &u))
+		return n;
+	if (r->dropped)
+		r->dropped(r->dropped_ud, r->line, &u, r->piece + u.start, n - u.start);
+	n = u.start;
+	while (n > 0 && r->piece[n - 1] == ' ')
+		n--;
+	while (n >= 3 && memcmp(r->piece + n - 3, "\xe3\x80\x80", 3) == 0) /* U+3000 */
+		n -= 3;
+	return n;
 }
 
 static int fill(ts_reader *r)
@@ -110,6 +146,10 @@ int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end)
 	}
 	if (n > 0 && r->piece[n - 1] == '\r')
 		n--;
+	if (r->check && !r->mid_line && *line_end)
+		n = filter_line(r, n);
+	r->mid_line = !*line_end;
+	r->line += *line_end;
 	r->piece[n] = '\0';
 	*text = r->piece;
 	*len = n;
@@ -122,6 +162,7 @@ void ts_reader_free(ts_reader *r)
 		return;
 	if (r->f)
 		fclose(r->f);
+	ts_boilerplate_check_free(r->check);
 	free(r->buf);
 	ts_book_free(r->book);
 	free(r);

@@ -8,6 +8,7 @@
 #define TS_INPUT_READER_H
 
 #include "input/book.h"
+#include "zh/boilerplate.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -21,6 +22,13 @@ ts_reader *ts_reader_open(const ts_chapter *ch, int *err);
  * 16 KB, with no line ending; *line_end is set when the piece ends a line.
  * Returns 1 for a piece, 0 at the end of the body, or a negative code. */
 int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end);
+/* From now on, drop the lines of bp (boilerplate.h; NULL: none) with
+ * flags (TS_BOILERPLATE_*): a line dropped comes as an empty line, a
+ * heading's request is cut off its line, and fn (may be NULL) is told of
+ * each with its line, counted from 1 at the start of the body.  Lines
+ * longer than a piece are not judged.  0, or TS_ENOMEM. */
+int ts_reader_set_filter(ts_reader *r, const ts_boilerplate *bp, unsigned flags, ts_dropped_fn fn,
+                         void *ud);
 /* Open all of the text of a file (or "-"), checked and decoded like a
  * book input (encoding: an iconv name, or NULL to detect it), headings
  * included, as one body: for showing the text as it will be spoken.

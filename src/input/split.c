@@ -284,9 +284,12 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			size_t n = ts_utf8_trim(li->head, li->head_len, &a);
 			snprintf(sc->first_line, sizeof sc->first_line, "%.*s", (int)n,
 			         li->head + a);
-			/* A section label is not the book's title: the file
-			 * name is, as for a book without front matter. */
-			sc->first_line_taken = !section_label(sc->first_line);
+			/* A section label is not the book's title, nor a site's
+			 * ad: the file name is, as for a book without front
+			 * matter. */
+			sc->first_line_taken =
+			    !section_label(sc->first_line) &&
+			    !ts_book_unspoken(sc->in.book, li->head, li->head_len);
 			sc->first_line_next = li->next;
 			sc->first_line_chars = li->chars;
 		}

@@ -53,8 +53,10 @@ int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t n
 
 /* Both readings of the whole book b by dl (learn, settle, attribute), as
  * `tingshu speakers` does: a chapter is then attributed the same whatever
- * other chapters are read after.  Each attribution to fn (may be NULL).
- * 0, or a negative code (speakers.c). */
-int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud);
+ * other chapters are read after.  The lines of bp (may be NULL) with
+ * flags (TS_BOILERPLATE_*) are not read, as they are not spoken.  Each
+ * attribution to fn (may be NULL).  0, or a negative code (speakers.c). */
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, const ts_boilerplate *bp, unsigned flags,
+                     ts_attribution_fn fn, void *ud);
 
 #endif

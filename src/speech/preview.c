@@ -11,7 +11,8 @@
 typedef struct text_run {
 	ts_write_fn out;
 	void *ud;
-	int out_rc; /* the output failed: the run stops, and no input is to blame */
+	const char *path; /* of the file read */
+	int out_rc;       /* the output failed: the run stops, and no input is to blame */
 	int line_has_tokens;
 } text_run;
 
@@ -60,12 +61,31 @@ static int on_text_line(void *ud, const char *s, size_t n, int line_end)
 	return rc || !line_end ? rc : emit(t, "\n", 1);
 }
 
+/* --dropped: a line for each line, or part of a line, not spoken. */
+static void on_dropped(void *ud, long line, const ts_unspoken *u, const char *text, size_t len)
+{
+	text_run *t = ud;
+	ts_buf b = {0};
+	ts_buf_printf(&b, "%s:%ld: dropped%s (%s): ", t->path, line, u->whole ? "" : " part",
+	              u->reason);
+	if (!ts_buf_error(&b))
+		ts_buf_append(&b, text, len);
+	if (!ts_buf_error(&b))
+		ts_buf_append(&b, "\n", 1);
+	if (ts_buf_error(&b))
+		t->out_rc = t->out_rc ? t->out_rc : ts_buf_error(&b);
+	else if (!t->out_rc)
+		emit(t, b.data, b.len);
+	ts_buf_free(&b);
+}
+
 static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, text_run *t)
 {
 	ts_frontend *fe = NULL;
 	switch (o->mode) {
 	case TS_TEXT_LINES: return ts_frontend_new(lang, NULL, on_text_line, t);
 	case TS_TEXT_CHUNKS: return ts_frontend_new(lang, on_text_chunk, NULL, t);
+	case TS_TEXT_DROPPED: break; /* nothing is spoken */
 	case TS_TEXT_PINYIN:
 	case TS_TEXT_EXPLAIN:
 		fe = ts_frontend_new(lang, on_pinyin_chunk, on_pinyin_line, t);
@@ -80,27 +100,32 @@ static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, tex
 	return fe;
 }
 
-/* One file through the front end into t.  0, or a negative code with err
- * filled; the characters the voice cannot read are listed in unreadable. */
-static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *path, text_run *t,
+/* One file through the front end into t (or, listing the lines dropped,
+ * only read).  0, or a negative code with err filled; the characters the
+ * voice cannot read are listed in unreadable. */
+static int print_file(const ts_text_opts *o, const ts_reading *r, const char *path, text_run *t,
                       ts_buf *unreadable, ts_error *err)
 {
 	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, o->cancel, err);
 	if (!rd)
 		return err->code;
-	ts_frontend *fe = frontend_for(o, lang, t);
-	int rc = 0;
-	if (!fe) {
+	int listing = o->mode == TS_TEXT_DROPPED;
+	ts_frontend *fe = listing ? NULL : frontend_for(o, r->lang, t);
+	t->path = path;
+	int rc = ts_reader_set_filter(rd, r->boilerplate, r->boilerplate_flags,
+	                              listing ? on_dropped : NULL, t);
+	if (rc || (!listing && !fe)) {
 		rc = ts_error_set(err, TS_ENOMEM, "%s: %s", path, ts_strerror(TS_ENOMEM));
 		goto out;
 	}
 	const char *piece;
 	size_t len;
-	int line_end, got;
-	while (!rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
+	int line_end, got = 0;
+	while (!rc && !t->out_rc && (got = ts_reader_next(rd, &piece, &len, &line_end)) > 0)
 		rc = o->cancel && *o->cancel ? TS_ECANCELED
-		                             : ts_frontend_feed(fe, piece, len, line_end);
-	rc = rc ? rc : got;
+		     : fe                    ? ts_frontend_feed(fe, piece, len, line_end)
+		                             : 0;
+	rc = rc ? rc : t->out_rc ? t->out_rc : got;
 	if (t->out_rc) /* the output failed, not the file */
 		rc = ts_error_set(err, t->out_rc, "cannot write the text of %s: %s", path,
 		                  ts_strerror(t->out_rc));
@@ -108,7 +133,8 @@ static int print_file(const ts_text_opts *o, const ts_lang *lang, const char *pa
 		ts_error_set(err, rc, "%s: read error", path);
 	else if (rc)
 		ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
-	ts_frontend_unreadable(fe, unreadable);
+	if (fe)
+		ts_frontend_unreadable(fe, unreadable);
 out:
 	ts_frontend_free(fe);
 	ts_reader_free(rd);
@@ -131,7 +157,7 @@ int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_w
 		text_run t = {.out = out, .ud = out_ud};
 		ts_error fe = {0};
 		ts_buf unreadable = {0};
-		int frc = print_file(o, r.lang, files[i], &t, &unreadable, &fe);
+		int frc = print_file(o, &r, files[i], &t, &unreadable, &fe);
 		if (t.out_rc) {
 			rc = ts_error_set(err, t.out_rc, "%s", ts_error_msg(&fe));
 			ts_buf_free(&unreadable);

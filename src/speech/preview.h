@@ -18,6 +18,7 @@ typedef enum ts_text_mode {
 	TS_TEXT_CHUNKS,  /* one chunk a line, as segmented for eSpeak */
 	TS_TEXT_PINYIN,  /* each line's syllables, as eSpeak is given them */
 	TS_TEXT_EXPLAIN, /* the same, each token saying how it was decided */
+	TS_TEXT_DROPPED, /* the lines not spoken: "FILE:LINE: dropped (WHY): TEXT" */
 } ts_text_mode;
 
 /* Pinyin up to a stage, to measure what each adds. */
@@ -37,7 +38,11 @@ typedef struct ts_text_opts {
 } ts_text_opts;
 
 /* Text of each file as it will be spoken (see ts_text_mode): one output
- * line per input line, or one chunk a line.  Each file is checked and
+ * line per input line (a line dropped as boilerplate is an empty one), or
+ * one chunk a line; or the lines of the file that are not spoken, a line
+ * each, "FILE:LINE: dropped (WHY): TEXT", or "dropped part" for a
+ * heading's request (LINE counts the lines of the text as read: of the
+ * file, or for an EPUB of its text as the other modes print it).  Each file is checked and
  * decoded like a book input.  Returns 0 when the voice and lexicons were
  * loaded (a file that cannot be read is reported to diag as an error and
  * counted in *failed), or with err filled TS_EVOICE when they could not

@@ -123,6 +123,10 @@ int ts_reading_load(ts_reading *r, const ts_read_opts *o, char *const *inputs, s
 		                    "UTF-16LE; 'iconv -l' lists all)",
 		                    o->encoding);
 	int rc = load_voice(r, o, err);
+	if (!rc) {
+		r->boilerplate = ts_lang_boilerplate(r->lang);
+		r->boilerplate_flags = o->keep_notes ? TS_BOILERPLATE_KEEP_NOTES : 0;
+	}
 	return rc ? rc : add_lexicons(r, o, inputs, ninputs, diag, ud, err);
 }
 

@@ -23,11 +23,16 @@ typedef struct ts_read_opts {
 	const char *encoding;   /* an iconv name, or NULL to detect each input's */
 	const char *lexicons[TS_LEXICONS_MAX]; /* the user's, later ones win */
 	size_t nlexicons;
+	int keep_notes; /* speak the author's notes of a web novel (boilerplate.h) */
 } ts_read_opts;
 
 typedef struct ts_reading {
 	ts_voice voice;
 	ts_lang *lang; /* owned; NULL until loaded */
+	/* The lines of a web novel not spoken: the language data's
+	 * boilerplate patterns (may be NULL) and TS_BOILERPLATE_* flags. */
+	const ts_boilerplate *boilerplate;
+	unsigned boilerplate_flags;
 } ts_reading;
 
 /* Find the voices folder, load the preset o->voice and its language data,

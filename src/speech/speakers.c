@@ -24,6 +24,8 @@ typedef struct speakers_run {
 	ts_buf line;
 	ts_attribution_fn fn; /* instead of printing (ts_dialogue_book) */
 	void *fn_ud;
+	const ts_boilerplate *bp; /* the lines not read, as they are not spoken */
+	unsigned bp_flags;
 } speakers_run;
 
 static int on_quote(void *ud, const ts_attribution *a)
@@ -54,6 +56,10 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 	ts_reader *rd = ts_reader_open(ch, &rc);
 	if (!rd)
 		return rc ? rc : TS_ENOMEM;
+	if (ts_reader_set_filter(rd, r->bp, r->bp_flags, NULL, NULL)) {
+		ts_reader_free(rd);
+		return TS_ENOMEM;
+	}
 	ts_buf para = {0};
 	const char *piece;
 	size_t len;
@@ -128,9 +134,10 @@ int ts_cast_load(ts_dialogue *dl, const char *cast, char *const *files, size_t n
 	return cast_read(dl, path, voices_dir, cancel, diag, ud, err);
 }
 
-int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, ts_attribution_fn fn, void *ud)
+int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, const ts_boilerplate *bp, unsigned flags,
+                     ts_attribution_fn fn, void *ud)
 {
-	speakers_run r = {.fn = fn, .fn_ud = ud};
+	speakers_run r = {.fn = fn, .fn_ud = ud, .bp = bp, .bp_flags = flags};
 	int rc = 0;
 	size_t n = ts_book_count(b);
 	for (int learn = 1; learn >= 0 && !rc; learn--) {
@@ -164,6 +171,8 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
+	r.bp = rd.boilerplate;
+	ts_book_set_boilerplate(b, rd.boilerplate, 0);
 	if ((rc = ts_cast_load(dl, o->cast, files, nfiles, NULL, o->cancel, diag, ud, err)) < 0)
 		goto out;
 	rc = 0;

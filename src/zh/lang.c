@@ -33,6 +33,7 @@ struct ts_lang {
 	ts_userlex *user;              /* names.txt and the user's lexicons */
 	ts_userlex *surnames;          /* surnames.txt */
 	ts_wordtab *words[TS_WORDS_N]; /* NULL where the file is missing */
+	ts_boilerplate *boilerplate;   /* NULL when boilerplate.txt is */
 };
 
 /* The shipped names lexicon must have no bad line: the first one is kept
@@ -124,6 +125,7 @@ static const struct {
     [TS_WORDS_MODEL_SKIP] = {"g2pm_skip.txt", 0},
     [TS_WORDS_NAME_CUES] = {"name_cues.txt", 1},
     [TS_WORDS_DIALOGUE] = {"dialogue_words.txt", 1},
+    [TS_WORDS_BOILERPLATE] = {"boilerplate.txt", 1},
 };
 
 /* A new lexicon in *u with the entries of dir/file, in the format of a
@@ -164,6 +166,9 @@ static int load_words(ts_lang *l, const char *dir, ts_error *err)
 			rc = ts_surnames_check_cues(l->words[i], path.data, &e);
 		if (!rc && i == TS_WORDS_DIALOGUE)
 			rc = ts_dialogue_check_words(l->words[i], path.data, &e);
+		if (!rc && i == TS_WORDS_BOILERPLATE && l->words[i] &&
+		    !(l->boilerplate = ts_boilerplate_new(l->words[i], path.data, &e)))
+			rc = e.code;
 		if (rc)
 			ts_error_set(err, rc, "%s", ts_error_msg(&e));
 	}
@@ -231,6 +236,7 @@ void ts_lang_free(ts_lang *l)
 	ts_lexicon_free(l->lex);
 	for (int i = 0; i < TS_WORDS_N; i++)
 		ts_wordtab_free(l->words[i]);
+	ts_boilerplate_free(l->boilerplate);
 	free(l);
 }
 
@@ -282,6 +288,11 @@ const ts_userlex *ts_lang_surnames(const ts_lang *l)
 const ts_wordtab *ts_lang_words(const ts_lang *l, ts_words which)
 {
 	return l && (unsigned)which < TS_WORDS_N ? l->words[which] : NULL;
+}
+
+const ts_boilerplate *ts_lang_boilerplate(const ts_lang *l)
+{
+	return l ? l->boilerplate : NULL;
 }
 
 int ts_lang_add_lexicon(ts_lang *l, const char *path, ts_diag_fn diag, void *ud, ts_error *err)

@@ -32,6 +32,10 @@
  * entries are WORD<TAB>KIND (see dialogue.h); optional, but without it
  * little dialogue is attributed.
  *
+ * boilerplate.txt: the patterns of the lines of a web-novel file that
+ * are the site's or the uploader's, not the story's, and are not spoken
+ * (see boilerplate.h); optional: without it every line is spoken.
+ *
  * The words the normalizer looks for around numbers and symbols, each
  * file optional (without it, nothing of its kind is recognized), in the
  * formats of wordtab.h and documented at the top of each: measures.txt
@@ -44,6 +48,7 @@
 #ifndef TS_LANG_H
 #define TS_LANG_H
 
+#include "zh/boilerplate.h"
 #include "zh/g2p.h"
 #include "zh/g2pm.h"
 #include "zh/lexicon.h"
@@ -90,20 +95,21 @@ const ts_userlex *ts_lang_surnames(const ts_lang *l);
 /* The word tables of the normalizer, of g2p and of the dialogue, one for
  * each file. */
 typedef enum ts_words {
-	TS_WORDS_MEASURES,   /* measures.txt */
-	TS_WORDS_LABELS,     /* labels.txt */
-	TS_WORDS_HOTLINES,   /* hotlines.txt */
-	TS_WORDS_CODES,      /* code_words.txt */
-	TS_WORDS_DURATIONS,  /* duration_words.txt */
-	TS_WORDS_PER,        /* per_words.txt */
-	TS_WORDS_UNITS,      /* units.tsv */
-	TS_WORDS_CURRENCIES, /* currencies.tsv */
-	TS_WORDS_OPERATORS,  /* operators.tsv */
-	TS_WORDS_SYMBOLS,    /* symbols.tsv */
-	TS_WORDS_DIALS,      /* dial_words.txt */
-	TS_WORDS_MODEL_SKIP, /* g2pm_skip.txt */
-	TS_WORDS_NAME_CUES,  /* name_cues.txt */
-	TS_WORDS_DIALOGUE,   /* dialogue_words.txt */
+	TS_WORDS_MEASURES,    /* measures.txt */
+	TS_WORDS_LABELS,      /* labels.txt */
+	TS_WORDS_HOTLINES,    /* hotlines.txt */
+	TS_WORDS_CODES,       /* code_words.txt */
+	TS_WORDS_DURATIONS,   /* duration_words.txt */
+	TS_WORDS_PER,         /* per_words.txt */
+	TS_WORDS_UNITS,       /* units.tsv */
+	TS_WORDS_CURRENCIES,  /* currencies.tsv */
+	TS_WORDS_OPERATORS,   /* operators.tsv */
+	TS_WORDS_SYMBOLS,     /* symbols.tsv */
+	TS_WORDS_DIALS,       /* dial_words.txt */
+	TS_WORDS_MODEL_SKIP,  /* g2pm_skip.txt */
+	TS_WORDS_NAME_CUES,   /* name_cues.txt */
+	TS_WORDS_DIALOGUE,    /* dialogue_words.txt */
+	TS_WORDS_BOILERPLATE, /* boilerplate.txt */
 	TS_WORDS_N
 } ts_words;
 
@@ -111,6 +117,10 @@ typedef enum ts_words {
  * file (ts_wordtab_words() takes NULL as an empty table).  Owned by the
  * ts_lang. */
 const ts_wordtab *ts_lang_words(const ts_lang *l, ts_words which);
+
+/* The patterns of boilerplate.txt (see boilerplate.h), or NULL when l
+ * is NULL or its data has none.  Owned by the ts_lang. */
+const ts_boilerplate *ts_lang_boilerplate(const ts_lang *l);
 
 /* Add a user's lexicon file (see userlex.h): its words override the
  * voice's.  Bad lines are skipped, each with a TS_WARNING to diag (may be
