@@ -327,6 +327,9 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 	if (!rc && fsync(m.fd) != 0 && errno != EINVAL)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
+	/* Stopped while it was written: not put in place. */
+	if (!rc && o->cancel && *o->cancel)
+		rc = ts_error_set(err, TS_ECANCELED, "%s: interrupted", path);
 out:
 	ts_mp4_free(m.mp4);
 	free(m.chapter);
