@@ -14,6 +14,7 @@
 e2e_init "$@"
 need_jq
 M4BINFO=$(realpath "${E2E_ARGS[0]}")
+M4BMARKS=$(realpath "${E2E_ARGS[1]}")
 [ -x "$M4BINFO" ] || e2e_die "m4binfo tool ${E2E_ARGS[0]} is missing"
 
 # A short book: the front matter and three chapters; the title has marks
@@ -87,6 +88,15 @@ fcmp "($total - $start) < 0.1 && ($start - $total) < 0.1" ||
 	fail "the M4B lasts $total s, its chapters $start s"
 no_temp_files out wholebook
 pass "the M4B: brand, AAC, $n chapter marks, tags, cover"
+# marks LABEL: the M4B decoded around each mark against the chapter files:
+# each mark within half an AAC frame of the manifest's chapter start, the
+# chapter's sound right after it, no click where two chapters meet.
+marks() {
+	mapfile -t files < <(jq -r '.chapters[].audio | "out/" + .' out/manifest.json)
+	"$M4BMARKS" "out/$m4b" "${files[@]}" >"logs/$1.marks" 2>&1 ||
+		fail "$1: the M4B's chapter boundaries: $(tr '\n' '|' <"logs/$1.marks")"
+}
+marks marks
 
 # --- the EPUB ----------------------------------------------------------------
 # check_epub LABEL OUTDIR: epubcheck, and the overlays against the .vtt.
@@ -129,8 +139,17 @@ sleep 1
 run 0 again "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
 [ "$(stat -c '%i %Y %s' "out/$m4b")" = "$before" ] || fail "an up-to-date build wrote the M4B again"
 [ "$(stat -c '%i %Y %s' "out/$epub")" = "$before_epub" ] || fail "an up-to-date build wrote the EPUB again"
-sed -i 's/望着远方的山路。/望着远方的山路，走了。/' book.txt
+# A sentence of the last chapter: its AAC alone encoded again, the others
+# kept (OUT/.tingshu/aac), the book assembled from them.
+aac_stat() { stat -c '%n %i %Y %s' out/.tingshu/aac/*.aac; }
+aac_before=$(aac_stat)
+[ "$(wc -l <<<"$aac_before")" -eq "$(jq '.chapters | length' out/manifest.json)" ] ||
+	fail "not one AAC a chapter in out/.tingshu/aac: $aac_before"
+sed -i 's/”几个字。/”几个字，笑了。/' book.txt
 run 0 edited "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
+changed=$(diff <(echo "$aac_before") <(aac_stat) | grep -c '^>')
+[ "$changed" -eq 1 ] || fail "an edit of one chapter made $changed chapters' AAC again: $(aac_stat)"
+marks marks_edited
 [ "$(stat -c '%i %Y %s' "out/$m4b")" != "$before" ] || fail "the M4B was kept though the chapters changed"
 [ "$(stat -c '%i %Y %s' "out/$epub")" != "$before_epub" ] || fail "the EPUB was kept though the chapters changed"
 check_epub epub_edited out
