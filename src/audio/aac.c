@@ -7,7 +7,7 @@
  * are called through av, which has the headers' types. */
 #include "audio/aac.h"
 
-#include "audio/write.h"
+#include "audio/mp4.h"
 #include "base/child.h"
 #include "base/file.h"
 #include "base/util.h"
@@ -17,6 +17,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sndfile.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ int ts_aac_bitrate(int quality)
 	/* Mono speech: 48 kb/s is transparent enough for a voice; from
 	 * 24 kb/s (quality 0) to 128 kb/s (10). */
 	static const int rates[] = {24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128};
-	if (quality < TS_QUALITY_MIN || quality > TS_QUALITY_MAX)
+	if (quality < 0 || quality >= (int)(sizeof rates / sizeof rates[0])) /* the default */
 		return 64000;
 	return rates[quality] * 1000;
 }
@@ -453,5 +454,100 @@ int ts_aac_make(const char *root, const char *audio, const char *path, const cha
 	if (rc)
 		ts_unlink_in(root, tmp);
 	free(tmp);
+	return rc;
+}
+
+/* ---- its key, and an M4A of it -------------------------------------- */
+
+int ts_aac_set_key(const char *path, const char key[TS_HASH_HEX], ts_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0;
+	if (fd < 0 || ts_pwrite_full(fd, key, TS_HASH_HEX - 1, 8) != 0)
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
+		                  strerror(errno));
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
+		                  strerror(errno));
+	return rc;
+}
+
+char *ts_aac_beside(const char *audio, long owner_pid)
+{
+	ts_buf b = {0};
+	char *tmp = ts_buf_printf(&b, "%s.aac", audio) ? NULL : ts_temp_name(b.data, owner_pid);
+	ts_buf_free(&b);
+	return tmp;
+}
+
+/* The packets of f, after its header, into m.  0, or a code with err
+ * filled. */
+static int copy_packets(ts_mp4 *m, FILE *f, const char *aac, ts_error *err)
+{
+	unsigned char packet[TS_AAC_PACKET_MAX];
+	size_t size;
+	unsigned duration;
+	int got, rc = 0;
+	while (!rc && (got = ts_aac_next(f, aac, packet, &size, &duration, err)) == 1)
+		rc = ts_mp4_add(m, packet, size, duration);
+	if (rc)
+		return ts_error_set(err, rc, "%s: cannot write: %s", aac,
+		                    ts_mp4_errno(m) ? strerror(ts_mp4_errno(m)) : ts_strerror(rc));
+	return got;
+}
+
+/* An unnamed file for the MP4's sample sizes (mp4.h), made beside path
+ * (a temporary name, hidden) and unlinked at once: -1 with errno. */
+static int open_spool(const char *path)
+{
+	ts_buf b = {0};
+	int fd = -1;
+	if (ts_buf_printf(&b, "%s.sizes-XXXXXX", path) == 0 && (fd = mkstemp(b.data)) >= 0) {
+		unlink(b.data);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	} else if (ts_buf_error(&b))
+		errno = ENOMEM;
+	ts_buf_free(&b);
+	return fd;
+}
+
+int ts_aac_write_m4a(const char *aac, const char *path, const ts_aac_tags *tags, ts_error *err)
+{
+	ts_aac_info in;
+	ts_mp4 *m = NULL;
+	int rc = 0, e = 0, fd = -1, sizes = -1;
+	FILE *f = ts_aac_open(aac, NULL, &in, err);
+	if (!f)
+		return err->code;
+	ts_mp4_info mi = {.brand = "M4A ",
+	                  .rate = in.rate,
+	                  .config = in.config,
+	                  .config_len = in.config_len,
+	                  .priming = in.priming,
+	                  .title = tags->title,
+	                  .artist = tags->artist,
+	                  .album = tags->album,
+	                  .tool = "tingshu " TS_VERSION,
+	                  .track = tags->track};
+	if ((fd = ts_create_excl(path)) < 0 || (sizes = open_spool(path)) < 0) {
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot create it: %s", path,
+		                  strerror(errno));
+		goto out;
+	}
+	if (!(m = ts_mp4_new(fd, sizes, &mi, &rc, &e)))
+		rc = ts_error_set(err, rc, "%s: cannot write: %s", path,
+		                  e ? strerror(e) : ts_strerror(rc));
+	else if ((rc = copy_packets(m, f, aac, err)) == 0 && (rc = ts_mp4_finish(m, in.samples)))
+		rc = ts_error_set(err, rc, "%s: cannot write: %s", path,
+		                  ts_mp4_errno(m) ? strerror(ts_mp4_errno(m)) : ts_strerror(rc));
+out:
+	ts_mp4_free(m);
+	fclose(f);
+	if (sizes >= 0)
+		close(sizes);
+	if (fd >= 0 && close(fd) != 0 && !rc)
+		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
+		                  strerror(errno));
+	if (rc && fd >= 0)
+		unlink(path);
 	return rc;
 }

@@ -26,7 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The AAC bit rate (bits per second, mono) for --quality q. */
+/* The AAC bit rate (bits per second, mono) for --quality q (0..10, or
+ * TS_QUALITY_DEFAULT: 64 kbit/s). */
 int ts_aac_bitrate(int quality);
 
 /* The key of the AAC of the chapter whose key is chapter_key, at
@@ -76,5 +77,26 @@ int ts_aac_next(FILE *f, const char *path, unsigned char *buf, size_t *size, uns
 
 /* Does path hold a whole AAC file of key? */
 int ts_aac_ok(const char *path, const char *key);
+
+/* Set the key of the AAC file at path (one encoded before its key was
+ * known: a chapter written as --format m4a).  0, or a code with err
+ * filled. */
+int ts_aac_set_key(const char *path, const char key[TS_HASH_HEX], ts_error *err);
+
+/* The name of the AAC file made beside the chapter file audio while it
+ * is written as an M4A (ts_temp_name() of AUDIO.aac, owner_pid's): NULL
+ * when out of memory, else the caller frees it. */
+char *ts_aac_beside(const char *audio, long owner_pid);
+
+/* The tags of an M4A file. */
+typedef struct ts_aac_tags {
+	const char *title, *artist, *album; /* NULL: left out */
+	int track;                          /* 0: left out */
+} ts_aac_tags;
+
+/* Write the AAC file at aac as an M4A (AAC in MP4, the "M4A " brand, its
+ * priming and padding in its edit list) at path, made exclusively, with
+ * tags.  0, or a code with err filled; nothing left at path on failure. */
+int ts_aac_write_m4a(const char *aac, const char *path, const ts_aac_tags *tags, ts_error *err);
 
 #endif

@@ -87,7 +87,8 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 
 /* The AAC of chapter idx from its audio at its temporary name audio, at
  * the temporary name of its place (*path, *tmp), in this process: the
- * fork that spoke the chapter, alongside the other workers' chapters.
+ * fork that spoke the chapter, alongside the other workers' chapters;
+ * or, written as an M4A, the AAC its writer made (ts_aac_beside()).
  * 0, or a code with err filled. */
 static int make_aac(const ts_workers_job *job, int idx, const char *audio, char **path, char **tmp,
                     ts_error *err)
@@ -99,7 +100,15 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 	    !(*tmp = ts_temp_name(*path, job->chapters.owner_pid)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
-	return ts_aac_encode(audio, *tmp, key, job->aac_bit_rate, NULL, err);
+	char *made = ts_aac_beside(job->chapters.paths[idx], job->chapters.owner_pid);
+	int rc = !made ? ts_error_set(err, TS_ENOMEM, NULL)
+	         : access(made, F_OK) != 0
+	             ? ts_aac_encode(audio, *tmp, key, job->aac_bit_rate, NULL, err)
+	         : rename(made, *tmp) != 0
+	             ? ts_error_set(err, ts_errno_code(errno), "%s: %s", made, strerror(errno))
+	             : ts_aac_set_key(*tmp, key, err);
+	free(made);
+	return rc;
 }
 
 /* Put the files of chapter idx, just built and left at their temporary
@@ -186,6 +195,10 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		free(tmp[i]);
 		free(path[i]);
 	}
+	char *made = ts_aac_beside(cj->paths[idx], cj->owner_pid);
+	if (made) /* an M4A's AAC not kept */
+		unlink(made);
+	free(made);
 }
 
 /* Before the first chapter, the gain of one-pass leveling into cj's

@@ -88,12 +88,14 @@ fcmp "($total - $start) < 0.1 && ($start - $total) < 0.1" ||
 	fail "the M4B lasts $total s, its chapters $start s"
 no_temp_files out wholebook
 pass "the M4B: brand, AAC, $n chapter marks, tags, cover"
-# marks LABEL: the M4B decoded around each mark against the chapter files:
-# each mark within half an AAC frame of the manifest's chapter start, the
-# chapter's sound right after it, no click where two chapters meet.
+# marks LABEL [DIR]: the M4B decoded around each mark against the chapter
+# files: each mark within half an AAC frame of the manifest's chapter
+# start, the chapter's sound right after it, no click where two chapters
+# meet.
 marks() {
-	mapfile -t files < <(jq -r '.chapters[].audio | "out/" + .' out/manifest.json)
-	"$M4BMARKS" "out/$m4b" "${files[@]}" >"logs/$1.marks" 2>&1 ||
+	local dir=${2:-out}
+	mapfile -t files < <(jq -r --arg d "$dir" '.chapters[].audio | $d + "/" + .' "$dir/manifest.json")
+	"$M4BMARKS" "$dir/$(jq -r .book_files.m4b "$dir/manifest.json")" "${files[@]}" >"logs/$1.marks" 2>&1 ||
 		fail "$1: the M4B's chapter boundaries: $(tr '\n' '|' <"logs/$1.marks")"
 }
 marks marks
@@ -130,6 +132,23 @@ unzip -l "out_mp3/$(jq -r .book_files.epub out_mp3/manifest.json)" | grep -q 'EP
 	fail "the EPUB of an MP3 build does not hold the chapters' MP3"
 no_temp_files out_mp3 wholebook
 pass "the EPUB of an MP3 build: the chapters' MP3 as they are"
+
+# --- --format m4a: the chapters in AAC, the M4B and EPUB of the same packets --
+run 0 m4a "$TINGSHU" build -q -j2 --format m4a --author 罗贯中 --book m4b,epub -o out_m4a book.txt
+f=$(jq -r '.chapters[1].audio' out_m4a/manifest.json)
+"$M4BINFO" "out_m4a/$f" >m4a.txt 2>&1 || fail "m4a: m4binfo cannot read out_m4a/$f"
+grep -qxF "brand M4A " m4a.txt || fail "m4a: $f is not an M4A: $(tr '\n' '|' <m4a.txt)"
+grep -q '^audio aac [0-9]* 1$' m4a.txt || fail "m4a: $f is not mono AAC"
+grep -qxF "tag artist 罗贯中" m4a.txt || fail "m4a: $f has not the author's tag"
+want=$(jq -r '.chapters[1].duration_s' out_m4a/manifest.json)
+got=$(sed -n 's/^duration //p' m4a.txt)
+fcmp "($got - $want) < 0.03 && ($want - $got) < 0.03" || fail "m4a: $f lasts $got s, the manifest says $want"
+[ "$(find out_m4a/.tingshu/aac -name '*.m4a.aac' | wc -l)" -eq "$(jq '.chapters | length' out_m4a/manifest.json)" ] ||
+	fail "m4a: not one AAC a chapter kept: $(ls -A out_m4a/.tingshu/aac)"
+marks m4a_marks out_m4a
+check_epub epub_m4a out_m4a
+no_temp_files out_m4a m4a
+pass "--format m4a: AAC in MP4 chapters, the M4B and EPUB from their packets"
 
 # --- kept while nothing changes, made again when a chapter does ------------
 epub=$(jq -r .book_files.epub out/manifest.json)

@@ -8,7 +8,8 @@
  * the chapter's first sound in the M4B up with its file (from its mark),
  * CORR their normalized correlation there, MAX the loudest sample of the
  * M4B within 512 samples of the mark (a click where two chapters meet);
- * then "length BOOK_S SUM_S".  Exits 1 when a mark is more than half an
+ * then "length BOOK_S SUM_S" (the chapters' lengths as their containers
+ * say: an M4A's decoder gives its last frame whole).  Exits 1 when a mark is more than half an
  * AAC frame from WANT_S, LAG is not about 0, CORR below 0.9, MAX above
  * 0.01, or the length is off by more than half a frame; 2 on bad use.
  *
@@ -66,6 +67,13 @@ static float *decode(const char *path, size_t *n, int *rate, AVFormatContext **k
 				*n += (size_t)f->nb_samples;
 			}
 		}
+	}
+	/* The decoder gives the last frame whole: the length is the
+	 * container's (an M4A's edit list). */
+	if (a >= 0 && ic->duration > 0 && !keep) {
+		size_t len = (size_t)llround((double)ic->duration / AV_TIME_BASE * *rate);
+		if (len < *n)
+			*n = len;
 	}
 	av_frame_free(&f);
 	av_packet_free(&p);
