@@ -100,6 +100,11 @@ int ts_aac_bitrate(int quality)
 	return rates[quality] * 1000;
 }
 
+const char *ts_aac_version(void)
+{
+	return LIBAVCODEC_IDENT;
+}
+
 void ts_aac_key(const char *chapter_key, int bit_rate, char key[TS_HASH_HEX])
 {
 	ts_hash h;

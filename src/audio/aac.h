@@ -34,6 +34,10 @@ int ts_aac_bitrate(int quality);
  * bit_rate: the chapter's key, the bit rate and the encoder's version. */
 void ts_aac_key(const char *chapter_key, int bit_rate, char key[TS_HASH_HEX]);
 
+/* The encoder's version, as tingshu was built with it (static storage):
+ * what the AAC is made with, in the keys of what is made of it. */
+const char *ts_aac_version(void);
+
 /* The samples of a packet, and the largest packet read back. */
 enum { TS_AAC_FRAME = 1024, TS_AAC_PACKET_MAX = 8192, TS_AAC_CONFIG_MAX = 64 };
 

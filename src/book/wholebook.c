@@ -90,6 +90,7 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 	ts_hash_init(&h);
 	ts_hash_str(&h, kind->name);
 	ts_hash_str(&h, "assembled from the chapters' AAC");
+	ts_hash_str(&h, ts_aac_version());
 	ts_hash_str(&h, TS_VERSION);
 	ts_hash_str(&h, ts_book_title(p->book));
 	ts_hash_str(&h, p->o.author ? p->o.author : "");
