@@ -257,6 +257,11 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 	rc = make_kind(p, k, path, idx, n, pid, err);
 	if (rc)
 		return rc; /* nothing left */
+	/* Stopped as it was finished (assembly takes moments): not put in place. */
+	if (p->o.cancel && *p->o.cancel) {
+		rc = ts_error_set(err, TS_ECANCELED, "interrupted");
+		goto fail;
+	}
 	if (!(tmp[0] = ts_temp_name(path, pid)) || stat(tmp[0], &st) != 0) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto fail;

@@ -20,12 +20,12 @@ T=$TINGSHU
 opts=(build -j2 --loudness off)
 # A cover makes the whole-book files again, not the chapters.  Assembled
 # from the chapters' AAC, a book of two short chapters is made in a few
-# milliseconds: a cover of 8 MB (a JPEG's header, then bytes) makes its
+# milliseconds: a cover of 19 MB (a JPEG's header, then bytes) makes its
 # files last long enough to be caught being made.
 big_cover() { # FILE SEED
 	{
 		printf '\xff\xd8\xff\xc0\x00\x11\x08\x00\x02\x00\x03\x03\x01\x11\x00\x02\x11\x00\x03\x11\x00'
-		head -c 8000000 /dev/zero | tr '\0' "$2"
+		head -c 19000000 /dev/zero | tr '\0' "$2"
 	} >"$1"
 }
 big_cover cover.jpg a
@@ -47,12 +47,13 @@ stop_at() {
 	"$T" "${opts[@]}" "$@" -o out book.txt >"logs/$label.out" 2>"logs/$label.err" &
 	pid=$!
 	for _ in $(seq 1 3000); do
-		if find "${DIR:-out}" -maxdepth 1 -name "$pat" 2>/dev/null | grep -q .; then
+		# A glob, not find: the signal follows at once.
+		if compgen -G "${DIR:-out}/$pat" >/dev/null; then
 			seen=1
 			break
 		fi
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.005
+		sleep 0.002
 	done
 	kill -"${SIG:-TERM}" "$pid" 2>/dev/null
 	wait "$pid"
