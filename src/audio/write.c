@@ -6,6 +6,7 @@
 
 #include "base/file.h"
 
+#include "audio/aac.h"
 #include "audio/fixup.h"
 #include "base/util.h"
 
@@ -31,6 +32,11 @@ struct ts_writer {
 	ts_error err;           /* what went wrong last */
 	int created;            /* tmp is ours: made by this writer */
 	int keep_temp;          /* commit leaves the file at tmp */
+	/* M4A: tmp is a WAV until it is encoded; then the file's tags. */
+	ts_aac_tags tags;
+	char *tag_text[3];
+	int bit_rate;
+	long owner_pid;
 };
 
 /* The tags of m, set on w->sf.  libsndfile writes FLAC, Ogg and MP3 tags
@@ -288,7 +294,50 @@ static int mp3_close(ts_writer *w)
 	return rc;
 }
 
+/* M4A, AAC in MP4 (audio/aac.h): the samples go to a WAV at the
+ * temporary name; closing encodes it to AAC packets beside the file
+ * (ts_aac_beside(), which the chapter's worker keeps in the folder's
+ * state for the whole-book files: one encoding for both), then writes
+ * the M4A from those packets at the temporary name.  The bit rate is the
+ * M4B's for the same quality (ts_aac_bitrate()). */
+static int m4a_open(ts_writer *w, const ts_writer_opts *o)
+{
+	const ts_audio_meta *m = o->meta;
+	const char *text[3] = {m ? m->title : NULL, m ? m->artist : NULL, m ? m->album : NULL};
+	for (int i = 0; i < 3; i++)
+		if (text[i] && text[i][0] && !(w->tag_text[i] = ts_strdup(text[i])))
+			return ts_error_set(&w->err, TS_ENOMEM, "out of memory");
+	w->tags = (ts_aac_tags){w->tag_text[0], w->tag_text[1], w->tag_text[2], m ? m->track : 0};
+	w->bit_rate = ts_aac_bitrate(o->quality);
+	w->owner_pid = o->owner_pid;
+	w->sf_format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+	w->limit_bytes = WAV_LIMIT_BYTES;
+	return sf_open_fmt(w, &(ts_writer_opts){.rate = o->rate}, -1);
+}
+
+static int m4a_close(ts_writer *w)
+{
+	static const char no_key[TS_HASH_HEX] = "00000000000000000000000000000000";
+	int rc = sf_close_fmt(w);
+	char *aac = rc ? NULL : ts_aac_beside(w->path, w->owner_pid);
+	if (!rc && !aac)
+		rc = ts_error_set(&w->err, TS_ENOMEM, "out of memory");
+	if (!rc)
+		rc = ts_aac_encode(w->tmp, aac, no_key, w->bit_rate, NULL, &w->err);
+	if (!rc && unlink(w->tmp) != 0)
+		rc = ts_error_set(&w->err, ts_errno_code(errno), "%s: %s", w->tmp, strerror(errno));
+	if (!rc)
+		rc = ts_aac_write_m4a(aac, w->tmp, &w->tags, &w->err);
+	if (rc && aac)
+		unlink(aac);
+	free(aac);
+	return rc;
+}
+
 static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000, 0};
+/* Those of FFmpeg's AAC encoder. */
+static const int m4a_rates[] = {7350,  8000,  11025, 12000, 16000, 22050, 24000,
+                                32000, 44100, 48000, 64000, 88200, 96000, 0};
 
 /* Every format here writes the same bytes for the same audio and
  * settings, whichever process writes it and when. */
@@ -298,6 +347,7 @@ static const ts_format formats[] = {
     {"ogg", "ogg", vorbis_open, sf_write_fmt, ogg_close, NULL, 0, 0},
     {"opus", "opus", opus_open, sf_write_fmt, ogg_close, opus_rates, 48000, 0},
     {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, NULL, 0, 1},
+    {"m4a", "m4a", m4a_open, sf_write_fmt, m4a_close, m4a_rates, 44100, 0},
 };
 
 const ts_format *ts_format_find(const char *name)
@@ -310,7 +360,7 @@ const ts_format *ts_format_find(const char *name)
 
 const char *ts_format_names(void)
 {
-	return "wav, flac, ogg, opus, mp3";
+	return "wav, flac, ogg, opus, mp3, m4a";
 }
 
 int ts_format_pick_rate(const ts_format *f, int rate)
@@ -372,6 +422,8 @@ ts_writer *ts_writer_open(const ts_format *fmt, const char *path, const ts_write
 			close(w->fd);
 		if (w->created)
 			unlink(w->tmp);
+		for (int i = 0; i < 3; i++)
+			free(w->tag_text[i]);
 		free(w->path);
 		free(w->tmp);
 		free(w);
@@ -392,6 +444,8 @@ const char *ts_writer_errmsg(const ts_writer *w)
 
 static void writer_free(ts_writer *w)
 {
+	for (int i = 0; i < 3; i++)
+		free(w->tag_text[i]);
 	free(w->path);
 	free(w->tmp);
 	free(w);

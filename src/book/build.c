@@ -325,7 +325,8 @@ static ts_workers_job pool_job(const ts_plan *p, const work *w)
 	                        .outdir = p->o.outdir,
 	                        .keys = p->keys,
 	                        .land = land_chapter,
-	                        .land_ud = p};
+	                        .land_ud = p,
+	                        .aac_bit_rate = ts_wholebook_aac_rate(p)};
 }
 
 /* The worker pool over the chapters to build, progress reported as it

@@ -420,4 +420,6 @@ void ts_folder_sweep(const ts_plan *p, long pid)
 	ts_temp_sweep(p->o.outdir, p->o.outdir, pid);
 	ts_plan_path(p, TS_STATE_DIR "/chapters", dir);
 	ts_temp_sweep(p->o.outdir, dir, pid);
+	ts_plan_path(p, TS_STATE_DIR "/aac", dir);
+	ts_temp_sweep(p->o.outdir, dir, pid);
 }

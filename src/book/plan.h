@@ -61,6 +61,10 @@ int ts_wholebook_check(ts_plan *p, ts_error *err);
  * the manifest goes by).  0, or a code with err filled (the cover cannot be read). */
 int ts_wholebook_plan(ts_plan *p, ts_error *err);
 
+/* The bit rate of the chapters' AAC when a whole-book file of --book is
+ * made from it (publish/bookkinds.h), else 0. */
+int ts_wholebook_aac_rate(const ts_plan *p);
+
 /* Make the whole-book files that are not up to date, from the finished
  * chapters (call it when the book is complete), and put each in place
  * with its key and the manifest that names it.  0, or a code with err

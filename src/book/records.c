@@ -72,6 +72,16 @@ int ts_record_write(const char *outdir, const char *audio, ts_record *r, long ow
 	return rc;
 }
 
+char *ts_record_aac_file(const char *outdir, const char *audio)
+{
+	ts_buf b = {0};
+	if (ts_buf_printf(&b, "%s/" TS_STATE_DIR "/aac/%s.aac", outdir, audio)) {
+		ts_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
 char *ts_record_file(const char *outdir, const char *audio)
 {
 	ts_buf b = {0};
@@ -205,9 +215,13 @@ ts_due ts_record_due(const char *outdir, const ts_record *r, const char *key, in
 void ts_record_remove(const char *outdir, const char *audio)
 {
 	ts_buf path = {0};
+	char *aac = ts_record_aac_file(outdir, audio);
 	if (record_path(&path, outdir, audio) == 0)
 		ts_unlink_in(outdir, path.data);
+	if (aac)
+		ts_unlink_in(outdir, aac);
 	ts_buf_free(&path);
+	free(aac);
 }
 
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud)
@@ -236,12 +250,12 @@ int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), 
 
 int ts_state_init(const char *outdir, ts_error *err)
 {
-	static const char *const dirs[3] = {"", "/chapters", "/locks"};
+	static const char *const dirs[4] = {"", "/chapters", "/locks", "/aac"};
 	char p[PATH_MAX];
 	struct stat st;
 	/* Each folder made and opened where it is, never through a link, so
 	 * that no record or lock is written or removed outside outdir. */
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		int n = snprintf(p, sizeof p, "%s/" TS_STATE_DIR "%s", outdir, dirs[i]), e;
 		if (n < 0 || (size_t)n >= sizeof p)
 			return ts_error_set(err, TS_EINVAL,

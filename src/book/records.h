@@ -41,6 +41,12 @@ typedef struct ts_record {
 	long long sizes[TS_RECORD_FILES];
 } ts_record;
 
+/* The path of the AAC of audio (audio/aac.h), made with it when a
+ * whole-book file wants it and removed with its record:
+ * outdir/.tingshu/aac/AUDIO.aac; NULL when out of memory, else the caller
+ * frees it. */
+char *ts_record_aac_file(const char *outdir, const char *audio);
+
 /* The path of the record of audio: outdir/.tingshu/chapters/AUDIO.rec;
  * NULL when out of memory, else the caller frees it. */
 char *ts_record_file(const char *outdir, const char *audio);
@@ -71,14 +77,14 @@ int ts_record_files_ok(const char *outdir, const ts_record *r);
 typedef enum ts_due { TS_DUE_BUILD, TS_DUE_KEPT, TS_DUE_EMPTY } ts_due;
 ts_due ts_record_due(const char *outdir, const ts_record *r, const char *key, int force);
 
-/* Remove the record of audio (not its files). */
+/* Remove the record of audio and its AAC (not its files). */
 void ts_record_remove(const char *outdir, const char *audio);
 
 /* Each chapter recorded in outdir, by its audio name: fn(ud, name).
  * Returns 0, or a negative code when the state cannot be listed. */
 int ts_record_each(const char *outdir, void (*fn)(void *ud, const char *audio), void *ud);
 
-/* Make outdir/.tingshu/ and its chapters/ and locks/ folders when
+/* Make outdir/.tingshu/ and its chapters/, locks/ and aac/ folders when
  * missing: 0, or a code with err filled. */
 int ts_state_init(const char *outdir, ts_error *err);
 

@@ -7,6 +7,7 @@
  * manifest that names it. */
 #include "book/plan.h"
 
+#include "audio/aac.h"
 #include "base/file.h"
 #include "base/util.h"
 #include "publish/bookfile.h"
@@ -88,6 +89,8 @@ static int plan_kind(ts_plan *p, int k, ts_error *err)
 	ts_hash h;
 	ts_hash_init(&h);
 	ts_hash_str(&h, kind->name);
+	ts_hash_str(&h, "assembled from the chapters' AAC");
+	ts_hash_str(&h, ts_aac_version());
 	ts_hash_str(&h, TS_VERSION);
 	ts_hash_str(&h, ts_book_title(p->book));
 	ts_hash_str(&h, p->o.author ? p->o.author : "");
@@ -145,9 +148,37 @@ static size_t *present(const ts_plan *p, size_t *n, ts_error *err)
 
 static void chapters_free(ts_bookfile_chapter *ch, size_t n)
 {
-	for (size_t j = 0; ch && j < n; j++)
+	for (size_t j = 0; ch && j < n; j++) {
 		free((char *)ch[j].vtt);
+		free((char *)ch[j].aac);
+	}
 	free(ch);
+}
+
+int ts_wholebook_aac_rate(const ts_plan *p)
+{
+	return ts_book_kinds_need_aac(p->book_kinds, p->fmt->name) ? ts_aac_bitrate(p->o.quality)
+	                                                           : 0;
+}
+
+/* The AAC of the chapters idx[0..n) that have none of their key (made
+ * without --book, or by another version), encoded here one after the
+ * other: the workers make it as they make a chapter. */
+static int chapters_aac(const ts_plan *p, const size_t *idx, size_t n, ts_error *err)
+{
+	int rate = ts_wholebook_aac_rate(p), rc = 0;
+	char key[TS_HASH_HEX];
+	for (size_t j = 0; rate && j < n && !rc; j++) {
+		char *path = ts_record_aac_file(p->o.outdir, p->names[idx[j]]);
+		ts_aac_key(p->keys[idx[j]], rate, key);
+		if (!path)
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+		else if (!ts_aac_ok(path, key))
+			rc = ts_aac_make(p->o.outdir, p->paths[idx[j]], path, key, rate,
+			                 (long)getpid(), p->o.cancel, err);
+		free(path);
+	}
+	return rc;
 }
 
 /* The chapters idx[0..n) (their numbers in the plan) as the whole-book
@@ -161,13 +192,19 @@ static ts_bookfile_chapter *chapters_of(const ts_plan *p, const size_t *idx, siz
 	char path[PATH_MAX];
 	for (size_t j = 0; ch && j < n; j++) {
 		size_t i = idx[j];
-		ch[j] =
-		    (ts_bookfile_chapter){ts_book_chapter(p->book, i)->title, p->paths[i], NULL};
+		ch[j] = (ts_bookfile_chapter){ts_book_chapter(p->book, i)->title, p->paths[i], NULL,
+		                              NULL};
+		if (ts_wholebook_aac_rate(p) &&
+		    !(ch[j].aac = ts_record_aac_file(p->o.outdir, p->names[i]))) {
+			chapters_free(ch, j);
+			ch = NULL;
+			break;
+		}
 		if (!p->timing || !p->timing[i][vtt])
 			continue;
 		ts_plan_path(p, p->timing[i][vtt], path);
 		if (!(ch[j].vtt = ts_strdup(path))) {
-			chapters_free(ch, j);
+			chapters_free(ch, j + 1);
 			ch = NULL;
 		}
 	}
@@ -220,6 +257,11 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 	rc = make_kind(p, k, path, idx, n, pid, err);
 	if (rc)
 		return rc; /* nothing left */
+	/* Stopped as it was finished (assembly takes moments): not put in place. */
+	if (p->o.cancel && *p->o.cancel) {
+		rc = ts_error_set(err, TS_ECANCELED, "interrupted");
+		goto fail;
+	}
 	if (!(tmp[0] = ts_temp_name(path, pid)) || stat(tmp[0], &st) != 0) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto fail;
@@ -259,13 +301,15 @@ fail:
 
 int ts_wholebook_update(ts_plan *p, ts_error *err)
 {
-	int rc = 0, k;
+	int rc = 0, k, aac_checked = 0;
 	size_t n = 0, *idx = NULL;
 	for (k = 0; k < TS_BOOK_KINDS && !rc; k++) {
 		if (!(p->book_kinds & 1u << k) || p->whole[k].listed)
 			continue;
 		if (!idx && !(idx = present(p, &n, err)))
 			return err->code ? err->code : TS_ENOMEM;
+		if (!aac_checked++ && (rc = chapters_aac(p, idx, n, err)))
+			continue;
 		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED : update_kind(p, k, idx, n, err);
 	}
 	/* Stopped: what was being made is gone, the file made before kept. */

@@ -11,6 +11,7 @@
 #include "book/levelprobe.h"
 #include "book/records.h"
 
+#include "audio/aac.h"
 #include "publish/cues.h"
 #include "base/file.h"
 #include "base/util.h"
@@ -84,6 +85,32 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 	write_all(w->res_fd, &m, sizeof m);
 }
 
+/* The AAC of chapter idx from its audio at its temporary name audio, at
+ * the temporary name of its place (*path, *tmp), in this process: the
+ * fork that spoke the chapter, alongside the other workers' chapters;
+ * or, written as an M4A, the AAC its writer made (ts_aac_beside()).
+ * 0, or a code with err filled. */
+static int make_aac(const ts_workers_job *job, int idx, const char *audio, char **path, char **tmp,
+                    ts_error *err)
+{
+	const char *name = strrchr(job->chapters.paths[idx], '/');
+	char key[TS_HASH_HEX];
+	name = name ? name + 1 : job->chapters.paths[idx];
+	if (!(*path = ts_record_aac_file(job->outdir, name)) ||
+	    !(*tmp = ts_temp_name(*path, job->chapters.owner_pid)))
+		return ts_error_set(err, TS_ENOMEM, NULL);
+	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
+	char *made = ts_aac_beside(job->chapters.paths[idx], job->chapters.owner_pid);
+	int rc = !made ? ts_error_set(err, TS_ENOMEM, NULL)
+	         : access(made, F_OK) != 0
+	             ? ts_aac_encode(audio, *tmp, key, job->aac_bit_rate, NULL, err)
+	         : rename(made, *tmp) != 0
+	             ? ts_error_set(err, ts_errno_code(errno), "%s: %s", made, strerror(errno))
+	             : ts_aac_set_key(*tmp, key, err);
+	free(made);
+	return rc;
+}
+
 /* Put the files of chapter idx, just built and left at their temporary
  * names, in place with its record (see records.h): the timing files, the
  * audio, the record last, all or none (with job->land, the book files
@@ -103,7 +130,7 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 	                 .sentences = res->sentences,
 	                 .chars = res->chars,
 	                 .audio = res->audio};
-	char *tmp[TS_RECORD_FILES + 1] = {0}, *path[TS_RECORD_FILES + 1] = {0};
+	char *tmp[TS_RECORD_FILES + 2] = {0}, *path[TS_RECORD_FILES + 2] = {0};
 	size_t n = 0;
 	int rc = 0;
 	const char *slash = strrchr(cj->paths[idx], '/');
@@ -130,6 +157,9 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		}
 	}
 	rec.nfiles = n;
+	if (job->keys && job->aac_bit_rate && !rec.empty && !rc &&
+	    !(rc = make_aac(job, idx, tmp[n - 1], &path[n], &tmp[n], &res->err)))
+		n++; /* put in place before the record */
 	/* Spoken from other bytes than the key was made of: recorded, the
 	 * chapter would be up to date with the wrong audio for good. */
 	if (job->keys && !rc && strcmp(spoken_key, job->keys[idx]) != 0)
@@ -165,6 +195,10 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		free(tmp[i]);
 		free(path[i]);
 	}
+	char *made = ts_aac_beside(cj->paths[idx], cj->owner_pid);
+	if (made) /* an M4A's AAC not kept */
+		unlink(made);
+	free(made);
 }
 
 /* Before the first chapter, the gain of one-pass leveling into cj's

@@ -59,6 +59,10 @@ typedef struct ts_workers_job {
 	 * that spoke the chapter.  0, or a code with err filled. */
 	int (*land)(const void *ud, const ts_landing *l, ts_error *err);
 	const void *land_ud;
+	/* With keys: the bit rate of each chapter's AAC, encoded from its
+	 * audio as it is made and put in place with it (records.h), for the
+	 * whole-book files; 0: none. */
+	int aac_bit_rate;
 } ts_workers_job;
 
 typedef struct ts_workers_stats {

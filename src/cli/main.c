@@ -124,8 +124,8 @@ static const opt build_rows[] = {
     STRING("output", 'o', B(outdir), "DIR", "output folder (default: out); made if missing"),
     RANGE(OPT_INT, "jobs", 'j', B(jobs), "N", "worker processes (default: all cores); the output is the same whatever N is", "a whole number of workers", 1, 256, NULL),
     RANGE(OPT_NUMBER, "rate", 0, B(rate), "X", "speed factor applied to the preset's rate, 0.5-2.5 (default: 1; 1.25 is a quarter faster)", "a speed factor", 0.5, 2.5, " (1 is the preset's speed)"),
-    STRING("format", 0, B(format), "FMT", "audio format: wav (default, 16-bit PCM), flac (lossless, about half the size), ogg (Vorbis), mp3, opus (always 48 kHz)"),
-    RANGE(OPT_INT, "quality", 0, B(quality), "Q", "0-10: for ogg, opus and mp3 the sound (higher is better and bigger; default 4: about 50 kbit/s, opus 24), for flac the compression effort (default 0: fastest; 10 is about 10% smaller and 3 times slower); wav ignores it", "a whole number", 0, 10, NULL),
+    STRING("format", 0, B(format), "FMT", "audio format: wav (default, 16-bit PCM), flac (lossless, about half the size), ogg (Vorbis), mp3, opus (always 48 kHz), m4a (AAC, the M4B's)"),
+    RANGE(OPT_INT, "quality", 0, B(quality), "Q", "0-10: for ogg, opus and mp3 the sound (higher is better and bigger; default 4: about 50 kbit/s, opus 24), for flac the compression effort (default 0: fastest; 10 is about 10% smaller and 3 times slower), for m4a (and the M4B) the bit rate (24 to 128 kbit/s, default 64); wav ignores it", "a whole number", 0, 10, NULL),
     STRING("author", 0, B(author), "NAME", "the author, written into each file's tags (with the chapter as title, the book as album, and the track)"),
     STRING("book", 0, B(book), "LIST", "also the whole book in one file, beside the chapters, once every chapter is built: m4b (AAC with a mark at each chapter, for audiobook players such as BookPlayer, Smart AudioBook Player or Apple Books; --quality sets its bit rate: 24-128 kbit/s, default 64), epub (a read-aloud EPUB 3: the text with the voice, each sentence highlighted as it is read, in Thorium Reader or Apple Books), or m4b,epub; default: none"),
     STRING("cover", 0, B(cover), "FILE", "the cover of the whole-book files: a JPEG or PNG picture (with --book)"),
@@ -245,7 +245,7 @@ static const char build_tail[] =
     "\n"
     "Output folder:\n"
     "  NNN-<title>.wav      one file per chapter (000 is the front matter, if any;\n"
-    "                       .flac, .ogg, .opus or .mp3 with --format)\n"
+    "                       .flac, .ogg, .opus, .mp3 or .m4a with --format)\n"
     "  NNN-<title>.srt      its sentence timing: one cue per sentence, the title\n"
     "                       first, with the text as written in the book (also .vtt,\n"
     "                       .lrc and .json, a list of {start, end, text} in seconds,\n"

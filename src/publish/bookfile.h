@@ -16,6 +16,7 @@ typedef struct ts_bookfile_chapter {
 	const char *title;
 	const char *audio; /* path of its audio file */
 	const char *vtt;   /* path of its WebVTT timing file, or NULL: none written */
+	const char *aac;   /* path of its AAC (audio/aac.h), or NULL: none made */
 } ts_bookfile_chapter;
 
 /* The book; its strings and chapters are the caller's. */

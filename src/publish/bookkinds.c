@@ -9,8 +9,9 @@
 #include <string.h>
 
 const ts_book_kind ts_book_kinds[] = {
-    {"m4b", "m4b", "the whole book as one audio file with chapters", "book.m4b", 0, ts_m4b_make},
-    {"epub", "epub", "a read-aloud EPUB 3: the text with the voice", "book.epub", 1, ts_epub_make},
+    {"m4b", "m4b", "the whole book as one audio file with chapters", "book.m4b", 0, 1, ts_m4b_make},
+    {"epub", "epub", "a read-aloud EPUB 3: the text with the voice", "book.epub", 1, 2,
+     ts_epub_make},
 };
 
 _Static_assert(sizeof ts_book_kinds / sizeof ts_book_kinds[0] == TS_BOOK_KINDS,
@@ -54,6 +55,16 @@ int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err)
 		}
 		s += len + (s[len] == ',');
 	}
+	return 0;
+}
+
+int ts_book_kinds_need_aac(unsigned kinds, const char *format)
+{
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if ((kinds & 1u << k) &&
+		    (ts_book_kinds[k].needs_aac == 1 ||
+		     (ts_book_kinds[k].needs_aac == 2 && strcmp(format, "mp3"))))
+			return 1;
 	return 0;
 }
 

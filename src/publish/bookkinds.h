@@ -17,6 +17,9 @@ typedef struct ts_book_kind {
 	const char *what;  /* what it is, for --book's message */
 	const char *state; /* file of the output folder's state that keeps its key */
 	int needs_vtt;     /* made from the .vtt timing files: --timing must include vtt */
+	/* Made from the chapters' AAC (audio/aac.h): always (1), or but for
+	 * chapters in MP3, which it holds as they are (2). */
+	int needs_aac;
 	ts_bookfile_make_fn make;
 } ts_book_kind;
 
@@ -31,6 +34,10 @@ extern const ts_book_kind ts_book_kinds[TS_BOOK_KINDS];
  * into *bits (bit 1 << k for row k): 0, or TS_EINVAL with err naming
  * what is not a kind and listing those that are, or TS_ENOMEM. */
 int ts_book_kinds_parse(const char *list, unsigned *bits, ts_error *err);
+
+/* Do the kinds (bits) want the chapters' AAC, the chapters being in the
+ * audio format named format ("wav", "mp3" ...)? */
+int ts_book_kinds_need_aac(unsigned kinds, const char *format);
 
 /* TS_EINVAL with err saying that --cover goes with one of the kinds (a
  * --cover without --book), or TS_ENOMEM. */

@@ -433,7 +433,8 @@ static int book_modified(char *when, size_t size, ts_error *err)
 }
 
 /* The EPUB's audio: the chapters' own files when they are MP3 (a core
- * media type), else each chapter in AAC (audio/mp4), made at the
+ * media type), else each chapter's AAC (audio/mp4) in an MP4 of its own,
+ * its packets copied (ts_m4b_write()), not encoded again, at the
  * temporary names of WORKDIR/epub-NNN.m4a, removed once the EPUB is
  * made. */
 int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
@@ -460,10 +461,9 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		                          .audio_type = mp3 ? "audio/mpeg" : "audio/mp4"};
 		if (mp3)
 			continue;
-		ts_m4b_chapter one = {c->title, c->audio};
+		ts_m4b_chapter one = {c->title, c->aac};
 		ts_m4b_opts o = {.title = book->title,
 		                 .artist = book->author,
-		                 .quality = book->quality,
 		                 .owner_pid = book->owner_pid,
 		                 .cancel = book->cancel};
 		snprintf(tmp, sizeof tmp, "%s/epub-%03zu.m4a", book->workdir, j + 1);

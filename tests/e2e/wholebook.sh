@@ -14,6 +14,7 @@
 e2e_init "$@"
 need_jq
 M4BINFO=$(realpath "${E2E_ARGS[0]}")
+M4BMARKS=$(realpath "${E2E_ARGS[1]}")
 [ -x "$M4BINFO" ] || e2e_die "m4binfo tool ${E2E_ARGS[0]} is missing"
 
 # A short book: the front matter and three chapters; the title has marks
@@ -87,6 +88,17 @@ fcmp "($total - $start) < 0.1 && ($start - $total) < 0.1" ||
 	fail "the M4B lasts $total s, its chapters $start s"
 no_temp_files out wholebook
 pass "the M4B: brand, AAC, $n chapter marks, tags, cover"
+# marks LABEL [DIR]: the M4B decoded around each mark against the chapter
+# files: each mark within half an AAC frame of the manifest's chapter
+# start, the chapter's sound right after it, no click where two chapters
+# meet.
+marks() {
+	local dir=${2:-out}
+	mapfile -t files < <(jq -r --arg d "$dir" '.chapters[].audio | $d + "/" + .' "$dir/manifest.json")
+	"$M4BMARKS" "$dir/$(jq -r .book_files.m4b "$dir/manifest.json")" "${files[@]}" >"logs/$1.marks" 2>&1 ||
+		fail "$1: the M4B's chapter boundaries: $(tr '\n' '|' <"logs/$1.marks")"
+}
+marks marks
 
 # --- the EPUB ----------------------------------------------------------------
 # check_epub LABEL OUTDIR: epubcheck, and the overlays against the .vtt.
@@ -121,6 +133,23 @@ unzip -l "out_mp3/$(jq -r .book_files.epub out_mp3/manifest.json)" | grep -q 'EP
 no_temp_files out_mp3 wholebook
 pass "the EPUB of an MP3 build: the chapters' MP3 as they are"
 
+# --- --format m4a: the chapters in AAC, the M4B and EPUB of the same packets --
+run 0 m4a "$TINGSHU" build -q -j2 --format m4a --author 罗贯中 --book m4b,epub -o out_m4a book.txt
+f=$(jq -r '.chapters[1].audio' out_m4a/manifest.json)
+"$M4BINFO" "out_m4a/$f" >m4a.txt 2>&1 || fail "m4a: m4binfo cannot read out_m4a/$f"
+grep -qxF "brand M4A " m4a.txt || fail "m4a: $f is not an M4A: $(tr '\n' '|' <m4a.txt)"
+grep -q '^audio aac [0-9]* 1$' m4a.txt || fail "m4a: $f is not mono AAC"
+grep -qxF "tag artist 罗贯中" m4a.txt || fail "m4a: $f has not the author's tag"
+want=$(jq -r '.chapters[1].duration_s' out_m4a/manifest.json)
+got=$(sed -n 's/^duration //p' m4a.txt)
+fcmp "($got - $want) < 0.03 && ($want - $got) < 0.03" || fail "m4a: $f lasts $got s, the manifest says $want"
+[ "$(find out_m4a/.tingshu/aac -name '*.m4a.aac' | wc -l)" -eq "$(jq '.chapters | length' out_m4a/manifest.json)" ] ||
+	fail "m4a: not one AAC a chapter kept: $(ls -A out_m4a/.tingshu/aac)"
+marks m4a_marks out_m4a
+check_epub epub_m4a out_m4a
+no_temp_files out_m4a m4a
+pass "--format m4a: AAC in MP4 chapters, the M4B and EPUB from their packets"
+
 # --- kept while nothing changes, made again when a chapter does ------------
 epub=$(jq -r .book_files.epub out/manifest.json)
 before=$(stat -c '%i %Y %s' "out/$m4b")
@@ -129,8 +158,17 @@ sleep 1
 run 0 again "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
 [ "$(stat -c '%i %Y %s' "out/$m4b")" = "$before" ] || fail "an up-to-date build wrote the M4B again"
 [ "$(stat -c '%i %Y %s' "out/$epub")" = "$before_epub" ] || fail "an up-to-date build wrote the EPUB again"
-sed -i 's/望着远方的山路。/望着远方的山路，走了。/' book.txt
+# A sentence of the last chapter: its AAC alone encoded again, the others
+# kept (OUT/.tingshu/aac), the book assembled from them.
+aac_stat() { stat -c '%n %i %Y %s' out/.tingshu/aac/*.aac; }
+aac_before=$(aac_stat)
+[ "$(wc -l <<<"$aac_before")" -eq "$(jq '.chapters | length' out/manifest.json)" ] ||
+	fail "not one AAC a chapter in out/.tingshu/aac: $aac_before"
+sed -i 's/”几个字。/”几个字，笑了。/' book.txt
 run 0 edited "$TINGSHU" build -q -j2 --book m4b,epub --author 罗贯中 --cover cover.png -o out book.txt
+changed=$(diff <(echo "$aac_before") <(aac_stat) | grep -c '^>')
+[ "$changed" -eq 1 ] || fail "an edit of one chapter made $changed chapters' AAC again: $(aac_stat)"
+marks marks_edited
 [ "$(stat -c '%i %Y %s' "out/$m4b")" != "$before" ] || fail "the M4B was kept though the chapters changed"
 [ "$(stat -c '%i %Y %s' "out/$epub")" != "$before_epub" ] || fail "the EPUB was kept though the chapters changed"
 check_epub epub_edited out

@@ -1,9 +1,12 @@
 #!/bin/bash
 # e2e_wholebook_stop: the whole-book files and what stops or repeats them
-# (issue 37, problems 5 and 9).
-#   - SIGTERM while the M4B is made, and while the EPUB's AAC is made:
-#     exit 130 at once, no temporary file left, the M4B and EPUB made
-#     before kept as they were;
+# (issue 37, problems 5 and 9; issue 35).
+#   - SIGTERM while the M4B is assembled, and while the EPUB is, and while
+#     the AAC of chapters built without --book is encoded: exit 130 at
+#     once, no temporary file left, the M4B and EPUB made before kept as
+#     they were;
+#   - kill -9 while the M4B is assembled: the M4B and EPUB made before
+#     kept, and the next build completes them;
 #   - two clean builds of one book a few seconds apart give the same EPUB,
 #     byte for byte; SOURCE_DATE_EPOCH sets its dcterms:modified;
 #   - an up-to-date book in a folder the build cannot write exits 0 (as
@@ -11,10 +14,21 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 need_jq
+M4BINFO=$(realpath "${E2E_ARGS[0]}")
+[ -x "$M4BINFO" ] || e2e_die "m4binfo tool ${E2E_ARGS[0]} is missing"
 T=$TINGSHU
 opts=(build -j2 --loudness off)
-# A 2x3 PNG: a cover makes the whole-book files again, not the chapters.
-printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x02\x00\x00\x00\x03\x08\x02\x00\x00\x006\x88I\xd6\x00\x00\x00\x10IDATx\x9cc8``\x00D\x0c(\x14\x00JU\x06\xc1\xa87\xdf4\x00\x00\x00\x00IEND\xaeB`\x82' >cover.png
+# A cover makes the whole-book files again, not the chapters.  Assembled
+# from the chapters' AAC, a book of two short chapters is made in a few
+# milliseconds: a cover of 19 MB (a JPEG's header, then bytes) makes its
+# files last long enough to be caught being made.
+big_cover() { # FILE SEED
+	{
+		printf '\xff\xd8\xff\xc0\x00\x11\x08\x00\x02\x00\x03\x03\x01\x11\x00\x02\x11\x00\x03\x11\x00'
+		head -c 19000000 /dev/zero | tr '\0' "$2"
+	} >"$1"
+}
+big_cover cover.jpg a
 
 long=""
 for i in $(seq 1 60); do long+="这是第${i}句话，讲的是一个很长的故事。"; done
@@ -26,24 +40,33 @@ md5sum out/book.m4b out/book.epub >logs/before.md5
 # stop_at LABEL PATTERN ARGS...: a build with ARGS, sent SIGTERM as soon
 # as out holds a file matching PATTERN; it must exit 130 and leave the
 # folder's whole-book files as they were, and no temporary file.
+# SIG (default TERM) is the signal; in DIR (default out).
 stop_at() {
 	local label=$1 pat=$2 pid seen= rc
 	shift 2
 	"$T" "${opts[@]}" "$@" -o out book.txt >"logs/$label.out" 2>"logs/$label.err" &
 	pid=$!
 	for _ in $(seq 1 3000); do
-		if find out -maxdepth 1 -name "$pat" 2>/dev/null | grep -q .; then
+		# A glob, not find: the signal follows at once.
+		if compgen -G "${DIR:-out}/$pat" >/dev/null; then
 			seen=1
 			break
 		fi
 		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.005
+		sleep 0.002
 	done
-	kill -TERM "$pid" 2>/dev/null
+	kill -"${SIG:-TERM}" "$pid" 2>/dev/null
 	wait "$pid"
 	rc=$?
 	if [ -z "$seen" ]; then
 		fail "$label: no $pat seen before the build ended (exit $rc)"
+		return
+	fi
+	md5sum -c --quiet logs/before.md5 >/dev/null 2>&1 ||
+		fail "$label: the whole-book files made before were not kept"
+	if [ "${SIG:-TERM}" = KILL ]; then
+		[ "$rc" -eq 137 ] && pass "$label: killed while it is made" ||
+			fail "$label: kill -9: exit $rc"
 		return
 	fi
 	RUN_ERR=logs/$label.err
@@ -55,12 +78,23 @@ stop_at() {
 	fi
 	err_has "$label" "interrupted"
 	no_temp_files out "$label"
-	md5sum -c --quiet logs/before.md5 >/dev/null 2>&1 ||
-		fail "$label: the whole-book files made before were not kept"
 }
-stop_at m4b '.book.m4b.part-*' --book m4b,epub --cover cover.png
-{ cat cover.png; printf 'x'; } >cover2.png # another cover: another EPUB
-stop_at epub_aac '.epub-00*.m4a.part-*' --book epub --cover cover2.png
+stop_at m4b '.book.m4b.part-*' --book m4b,epub --cover cover.jpg
+big_cover cover2.jpg b # another cover: another EPUB
+stop_at epub '.book.epub.part-*' --book epub --cover cover2.jpg
+SIG=KILL stop_at m4b_kill9 '.book.m4b.part-*' --book m4b,epub --cover cover.jpg
+run 0 after_kill9 "$T" "${opts[@]}" --book m4b,epub --cover cover.jpg -o out book.txt
+no_temp_files out after_kill9
+md5sum -c --quiet logs/before.md5 >/dev/null 2>&1 &&
+	fail "after kill -9, the next build did not make the M4B and EPUB again"
+"$M4BINFO" out/book.m4b >logs/m4binfo.txt 2>&1 && [ "$(grep -c '^chapter ' logs/m4binfo.txt)" = 2 ] ||
+	fail "after kill -9: the M4B made next is not read as a book of 2 chapters: $(cat logs/m4binfo.txt)"
+unzip -tq out/book.epub >/dev/null || fail "after kill -9: the EPUB made next is damaged"
+# The AAC of chapters built without it (here: removed), encoded when a
+# whole-book file wants it; stopped while it is.
+md5sum out/book.m4b out/book.epub >logs/before.md5
+rm -f out/.tingshu/aac/*.aac
+DIR=out/.tingshu/aac stop_at aac '.*.aac.part-*' --book m4b,epub --cover cover2.jpg
 
 # --- problem 9: the same EPUB every time; a read-only up-to-date book -----------
 printf '第一章\n你好。今天天气很好。\n第二章\n我们去公园吧。\n' >small.txt

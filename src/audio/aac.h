@@ -1,0 +1,106 @@
+/* aac.h - a chapter's audio in AAC, encoded once (libavcodec's encoder,
+ * its fast coder) and kept as its packets in a file of the output
+ * folder's state, from which the whole-book files are assembled without
+ * encoding again (publish/m4b.h).
+ *
+ * The file: a header (its key, the sample rate, the encoder's priming,
+ * the AudioSpecificConfig, the chapter's length, how many packets at its
+ * end encode nothing but silence), then each packet as its size, its
+ * duration and its bytes.  It is written at the caller's temporary name
+ * and holds the header last, so that a file cut short is never taken for
+ * a whole one.
+ *
+ * Each chapter is encoded on its own, from silence to silence (zeros
+ * before its first sample, as the encoder's priming, and after its
+ * last): the packets of two chapters one after the other decode as the
+ * two chapters would encoded together, the first's last window and the
+ * second's first both overlapping nothing but zeros, so that no click is
+ * heard where they meet. */
+#ifndef TS_AAC_H
+#define TS_AAC_H
+
+#include "base/error.h"
+#include "base/hash.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The AAC bit rate (bits per second, mono) for --quality q (0..10, or
+ * TS_QUALITY_DEFAULT: 64 kbit/s). */
+int ts_aac_bitrate(int quality);
+
+/* The key of the AAC of the chapter whose key is chapter_key, at
+ * bit_rate: the chapter's key, the bit rate and the encoder's version. */
+void ts_aac_key(const char *chapter_key, int bit_rate, char key[TS_HASH_HEX]);
+
+/* The encoder's version, as tingshu was built with it (static storage):
+ * what the AAC is made with, in the keys of what is made of it. */
+const char *ts_aac_version(void);
+
+/* The samples of a packet, and the largest packet read back. */
+enum { TS_AAC_FRAME = 1024, TS_AAC_PACKET_MAX = 8192, TS_AAC_CONFIG_MAX = 64 };
+
+typedef struct ts_aac_info {
+	char key[TS_HASH_HEX];
+	unsigned rate;       /* samples per second */
+	unsigned bit_rate;   /* asked of the encoder */
+	unsigned priming;    /* samples the decoder gives before the chapter's first */
+	uint64_t samples;    /* the chapter's length */
+	uint64_t packets;    /* each decodes to TS_AAC_FRAME samples */
+	uint64_t quiet_tail; /* the last packets that can be left out: silence only */
+	uint64_t bytes;      /* of the packets */
+	unsigned config_len; /* 1..TS_AAC_CONFIG_MAX */
+	unsigned char config[TS_AAC_CONFIG_MAX]; /* the AudioSpecificConfig */
+} ts_aac_info;
+
+/* Encode the audio file at audio (any format libsndfile reads; its first
+ * channel) into the AAC file at path, made exclusively, in this process
+ * (libavcodec opened here: call it in a child, see ts_aac_make()).  key:
+ * what the file says it is.  Stops with TS_ECANCELED when *cancel is set
+ * (cancel may be NULL).  Nothing is left at path on failure.  0, or a
+ * code with err filled. */
+int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HEX], int bit_rate,
+                  volatile sig_atomic_t *cancel, ts_error *err);
+
+/* ts_aac_encode() in a child process, at the temporary name of path
+ * (ts_temp_name(path, owner_pid)), then renamed to path, a file in root
+ * (see ts_dir_open()).  0, or a code with err filled. */
+int ts_aac_make(const char *root, const char *audio, const char *path, const char key[TS_HASH_HEX],
+                int bit_rate, long owner_pid, volatile sig_atomic_t *cancel, ts_error *err);
+
+/* Open the AAC file at path to read its packets, its header into *info:
+ * the stream, or NULL with err filled (no such file, not a whole AAC
+ * file of ours).  With key, one of another key is an error too. */
+FILE *ts_aac_open(const char *path, const char *key, ts_aac_info *info, ts_error *err);
+
+/* The next packet of f into buf (TS_AAC_PACKET_MAX bytes): 1 with *size
+ * and *duration set, 0 at the end, or a code with err filled. */
+int ts_aac_next(FILE *f, const char *path, unsigned char *buf, size_t *size, unsigned *duration,
+                ts_error *err);
+
+/* Does path hold a whole AAC file of key? */
+int ts_aac_ok(const char *path, const char *key);
+
+/* Set the key of the AAC file at path (one encoded before its key was
+ * known: a chapter written as --format m4a).  0, or a code with err
+ * filled. */
+int ts_aac_set_key(const char *path, const char key[TS_HASH_HEX], ts_error *err);
+
+/* The name of the AAC file made beside the chapter file audio while it
+ * is written as an M4A (ts_temp_name() of AUDIO.aac, owner_pid's): NULL
+ * when out of memory, else the caller frees it. */
+char *ts_aac_beside(const char *audio, long owner_pid);
+
+/* The tags of an M4A file. */
+typedef struct ts_aac_tags {
+	const char *title, *artist, *album; /* NULL: left out */
+	int track;                          /* 0: left out */
+} ts_aac_tags;
+
+/* Write the AAC file at aac as an M4A (AAC in MP4, the "M4A " brand, its
+ * priming and padding in its edit list) at path, made exclusively, with
+ * tags.  0, or a code with err filled; nothing left at path on failure. */
+int ts_aac_write_m4a(const char *aac, const char *path, const ts_aac_tags *tags, ts_error *err);
+
+#endif
