@@ -22,12 +22,15 @@
  * several dB, the default target next to none (bench/README.md). */
 #define HEAVY_LIMITING_DB 3.0
 
-/* How long chapters built wait at most to be put in place with the book
- * files: a build writes those (the whole manifest, playlist and page) at
- * most this often, not for every chapter, so that a book of thousands
- * of short chapters costs what a book of a hundred long ones does; while
- * the folder shows a build's progress within seconds. */
+/* How long chapters built wait to be put in place with the book files: a
+ * build writes those (the whole manifest, playlist and page) at most this
+ * often, not for every chapter, so that a book of thousands of short
+ * chapters costs what a book of a hundred long ones does, while the
+ * folder shows a build's progress within seconds; and, should writing
+ * them take long (a page of every sentence of a long book), at most this
+ * share of the time. */
 #define BOOK_FILES_EVERY_S 2.0
+#define BOOK_FILES_SHARE   0.05
 
 static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -137,7 +140,8 @@ static void on_event(void *ud, const ts_worker_event *ev)
 	}
 	/* A failure fails the chapters landed (see report_chapters). */
 	ts_error e = {0};
-	if (p->plan->nlanded && ts_seconds() - p->plan->written_at >= BOOK_FILES_EVERY_S)
+	if (p->plan->nlanded && ts_seconds() - p->plan->written_at >=
+	                            fmax(BOOK_FILES_EVERY_S, p->plan->write_s / BOOK_FILES_SHARE))
 		ts_folder_flush(p->plan, NULL, p->results, &e);
 	if (p->ev->progress && ev->kind != TS_EV_TICK)
 		report_progress(p);

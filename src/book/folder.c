@@ -422,7 +422,7 @@ static ts_build_settings book_settings(const ts_plan *p, const ts_listed *first,
 
 /* The chapters landed are done with: on failure (rc) each fails with err
  * and is listed as the folder still has it. */
-static void landed_done(ts_plan *p, int rc, ts_chapter_result *res, const ts_error *err)
+static void landed_done(ts_plan *p, int rc, ts_chapter_result *res, const ts_error *err, double t0)
 {
 	ts_record r;
 	for (size_t i = 0; p->nlanded && i < p->n; i++) {
@@ -438,6 +438,7 @@ static void landed_done(ts_plan *p, int rc, ts_chapter_result *res, const ts_err
 		read_chapter(p, i, &r, NULL);
 	}
 	p->written_at = ts_seconds();
+	p->write_s = p->written_at - t0;
 }
 
 /* ts_folder_write_book() with reread, else ts_folder_flush(). */
@@ -449,6 +450,7 @@ static int write_book(ts_plan *p, int reread, const ts_landing *l, ts_chapter_re
 	char **tmp = calloc(cap, sizeof *tmp), **put = calloc(cap, sizeof *put);
 	ts_record *r = malloc(sizeof *r);
 	int rc = 0, locked = 0;
+	double t0 = ts_seconds();
 	if (!e || !tmp || !put || !r) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
@@ -494,7 +496,7 @@ out:
 		free(tmp[i]);
 		free(put[i]);
 	}
-	landed_done(p, rc, res, err);
+	landed_done(p, rc, res, err, t0);
 	free(e);
 	free(tmp);
 	free(put);
@@ -521,16 +523,19 @@ static void remove_file(const ts_plan *p, const char *name)
 	unlink(path);
 }
 
-/* Is name one of the files the plan's chapters make? */
+/* Is name one of the files the plan's chapters make?  Only those of the
+ * chapter whose number it starts with can be (NNN-: plan.c): a book of
+ * thousands of chapters is not searched for each file. */
 static int planned_file(const ts_plan *p, const char *name)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		if (strcmp(p->names[i], name) == 0)
+	if (name[0] < '0' || name[0] > '9')
+		return 0;
+	size_t i = (size_t)strtoul(name, NULL, 10) - (size_t)p->base;
+	if (i >= p->n || strcmp(p->names[i], name) == 0)
+		return i < p->n;
+	for (int t = 0; t < TS_CUES_NFORMATS; t++)
+		if (p->timing[i][t] && strcmp(p->timing[i][t], name) == 0)
 			return 1;
-		for (int t = 0; t < TS_CUES_NFORMATS; t++)
-			if (p->timing[i][t] && strcmp(p->timing[i][t], name) == 0)
-				return 1;
-	}
 	return 0;
 }
 

@@ -64,11 +64,11 @@ struct ts_plan {
 	/* What the book files said when last written, per chapter; the
 	 * chapters built since, their files at their temporary names (the
 	 * record names them), to be put in place with the next book files;
-	 * and when (ts_seconds()) they were written. */
+	 * and when (ts_seconds()) they were last written, in how long. */
 	ts_listed *listed;
 	char *landed;
 	size_t nlanded;
-	double written_at;
+	double written_at, write_s;
 	/* Each whole-book file of --book, by its row of ts_book_kinds. */
 	struct {
 		char key[TS_HASH_HEX]; /* of the file the book makes now */

@@ -280,28 +280,40 @@ typedef struct worker {
 	int ready; /* eSpeak NG started */
 } worker;
 
+/* A chapter to build, by its length. */
+typedef struct by_length {
+	size_t chars, i;
+} by_length;
+
+/* Longer first; of the same length, the first in the book. */
+static int longer_first(const void *a, const void *b)
+{
+	const by_length *x = a, *y = b;
+	if (x->chars != y->chars)
+		return x->chars < y->chars ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* The chapters to build (todo[i] set; all when todo is NULL), longest
  * first; *count gets how many. */
 static size_t *longest_first(const ts_book *b, const char *todo, size_t *count)
 {
 	size_t all = ts_book_count(b), n = 0;
 	size_t *order = malloc((all ? all : 1) * sizeof *order);
-	if (!order)
+	by_length *l = malloc((all ? all : 1) * sizeof *l);
+	if (!order || !l) {
+		free(order);
+		free(l);
 		return NULL;
+	}
 	for (size_t i = 0; i < all; i++)
 		if (!todo || todo[i])
-			order[n++] = i;
+			l[n++] = (by_length){ts_book_chapter(b, i)->chars, i};
+	qsort(l, n, sizeof *l, longer_first);
+	for (size_t k = 0; k < n; k++)
+		order[k] = l[k].i;
 	*count = n;
-	/* Insertion sort by length, stable: ties keep book order. */
-	for (size_t i = 1; i < n; i++) {
-		size_t x = order[i], j = i;
-		size_t cx = ts_book_chapter(b, x)->chars;
-		while (j > 0 && ts_book_chapter(b, order[j - 1])->chars < cx) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = x;
-	}
+	free(l);
 	return order;
 }
 
