@@ -43,6 +43,9 @@ static void key_settings(ts_hash *h, const ts_chapter_job *job)
 	ts_hash_int(h, job->master.out_rate);
 	ts_hash_int(h, job->quality);
 	ts_hash_str(h, job->author);
+	/* The files made: with the read-along page's script (TS_CUES_PAGE)
+	 * among them, the chapters of a folder built before there was one
+	 * are made again, and get it. */
 	ts_hash_int(h, job->timing);
 	ts_hash_str(h, ts_book_title(job->book)); /* the album tag */
 	/* The track count is in the tags of some formats only (MP3's 2/40):

@@ -147,7 +147,6 @@ static void chapter_entry(const ts_plan *p, size_t i, const ts_record *r, ts_cha
 	e->audio = p->names[i];
 	for (int t = 0; t < TS_CUES_NFORMATS; t++)
 		e->timing[t] = p->timing[i][t];
-	e->vtt = p->timing[i][__builtin_ctz(TS_CUES_VTT)]; /* the read-along text */
 	e->duration_s = (double)r->samples / (r->synth_rate ? r->synth_rate : 1);
 	e->sentences = r->sentences;
 	e->chars = r->chars;
@@ -196,63 +195,13 @@ static int same_content(const char *path, const ts_buf *text)
 	return same && off == text->len;
 }
 
-/* Do the files at a and b hold the same bytes? */
-static int same_files(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	if (lstat(a, &sa) != 0 || lstat(b, &sb) != 0 || !S_ISREG(sa.st_mode) ||
-	    !S_ISREG(sb.st_mode) || sa.st_size != sb.st_size)
-		return 0;
-	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-	char ba[8192], bb[8192];
-	size_t ga, gb;
-	int same = fa && fb;
-	while (same && (ga = fread(ba, 1, sizeof ba, fa)) > 0) {
-		gb = fread(bb, 1, ga, fb);
-		same = gb == ga && memcmp(ba, bb, ga) == 0;
-	}
-	same = same && !ferror(fa) && !ferror(fb);
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
-/* The read-along page at its temporary name tmp, written as it is made
- * (a book's page holds every sentence: megabytes).  *changed: it differs
- * from the page at path (else tmp is removed).  0 or a code with err. */
-static int write_page(const ts_plan *p, const char *title, const ts_chapter_entry *e, size_t n,
-                      const char *path, const char *tmp, int *changed, ts_error *err)
-{
-	int e_no = 0, rc;
-	FILE *f = ts_fcreate_excl(tmp, "wb");
-	*changed = 0;
-	if (!f)
-		return ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
-		                    strerror(errno));
-	rc = ts_readalong_write(f, p->o.outdir, title, e, n, p->diag, p->ud, &e_no);
-	if (fclose(f) != 0 && !rc)
-		rc = TS_EIO, e_no = errno;
-	if (rc == TS_EIO)
-		rc = ts_error_set(err, ts_errno_code(e_no), "%s: write failed: %s", path,
-		                  strerror(e_no));
-	else if (rc)
-		rc = ts_error_set(err, rc, "%s: %s", path, ts_strerror(rc));
-	if (!rc && !(*changed = !same_files(tmp, path)))
-		unlink(tmp);
-	if (rc)
-		unlink(tmp);
-	return rc;
-}
-
-/* The book files, from the entries e: the read-along page (it reads the
- * chapters' timing files), playlist.m3u and manifest.json.  Each is
- * written at its temporary name, those whose bytes change (an up-to-date
- * book is not touched; the page is written and compared), and then all
- * are put in place together, after the nl files the caller landed in
- * tmp and put (which have room for 3 more) and the manifest last: book
- * files that tell of one state of the folder. */
+/* The book files, from the entries e: the read-along page (its list of
+ * chapters; their text is in their own files), playlist.m3u and
+ * manifest.json.  Each is written at its temporary name, those whose
+ * bytes change (an up-to-date book is not touched), and then all are put
+ * in place together, after the nl files the caller landed in tmp and put
+ * (which have room for 3 more) and the manifest last: book files that
+ * tell of one state of the folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
                           size_t n, char **tmp, char **put, size_t nl, ts_error *err)
 {
@@ -262,22 +211,13 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 	char path[3][PATH_MAX];
 	size_t k = nl;
 	long pid = (long)getpid();
-	int rc = 0, changed;
+	int rc = 0;
+	if (ts_readalong_html(&text[0], title, e, n))
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
 	ts_playlist(&text[1], title, e, n);
 	ts_manifest(&text[2], title, set, e, n);
 	for (int i = 0; i < 3 && !rc; i++) {
 		ts_plan_path(p, names[i], path[i]);
-		if (i == 0) { /* the page: written as it is made */
-			if (!(tmp[k] = ts_temp_name(path[i], pid)))
-				rc = ts_error_set(err, TS_ENOMEM, NULL);
-			else if (!(rc = write_page(p, title, e, n, path[i], tmp[k], &changed,
-			                           err)) &&
-			         changed)
-				put[k++] = path[i];
-			else
-				free(tmp[k]), tmp[k] = NULL;
-			continue;
-		}
 		if (ts_buf_error(&text[i]))
 			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
 			                  ts_strerror(ts_buf_error(&text[i])));
@@ -370,11 +310,9 @@ static int take_landed(const ts_plan *p, size_t i, ts_record *r, char **tmp, cha
 }
 
 /* The entries the book files name, from p->listed, into e: how many.
- * A chapter's text is read from its temporary file while it lands
- * (put[i] at tmp[i], i < nt).  *complete: every chapter is named and up
- * to date or has nothing to speak, and every input could be read. */
-static size_t book_entries(const ts_plan *p, char *const *tmp, char *const *put, size_t nt,
-                           ts_chapter_entry *e, int *complete)
+ * *complete: every chapter is named and up to date or has nothing to
+ * speak, and every input could be read. */
+static size_t book_entries(const ts_plan *p, ts_chapter_entry *e, int *complete)
 {
 	size_t k = 0;
 	*complete = !p->inputs_failed;
@@ -384,13 +322,7 @@ static size_t book_entries(const ts_plan *p, char *const *tmp, char *const *put,
 		if (s->state != TS_LISTED_NAMED)
 			continue;
 		e[k] = s->entry;
-		*complete &= !e[k].outdated;
-		for (size_t f = 0; p->landed[i] && e[k].vtt && f < nt; f++) {
-			const char *s1 = strrchr(put[f], '/'), *t = strrchr(tmp[f], '/');
-			if (strcmp(s1 ? s1 + 1 : put[f], e[k].vtt) == 0)
-				e[k].vtt_from = t ? t + 1 : tmp[f];
-		}
-		k++;
+		*complete &= !e[k++].outdated;
 	}
 	return k;
 }
@@ -467,7 +399,7 @@ static int write_book(ts_plan *p, int reread, const ts_landing *l, ts_chapter_re
 			rc = read_chapter(p, i, r, err);
 	if (rc)
 		goto out;
-	n = book_entries(p, tmp, put, k, e, complete);
+	n = book_entries(p, e, complete);
 	for (size_t i = 0; l && i < l->n; i++)
 		tmp[k + i] = l->tmp[i], put[k + i] = l->path[i];
 	owned = k, k += l ? l->n : 0, l = NULL;

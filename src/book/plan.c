@@ -79,6 +79,7 @@ static int check_settings(ts_plan *p, ts_error *err)
 		    err, TS_EINVAL,
 		    "--timing takes a comma-separated list of %s, or none, not '%s'",
 		    ts_cues_names(), o->timing);
+	p->timing_mask |= TS_CUES_PAGE; /* every book has its page, with its chapters' text */
 	if (o->author && ts_utf8_check(o->author, strlen(o->author), 1) != strlen(o->author))
 		return ts_error_set(err, TS_EINVAL, "--author must be UTF-8 text");
 	int rc = ts_wholebook_check(p, err);

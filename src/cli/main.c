@@ -248,6 +248,7 @@ static const char build_tail[] =
     "                       first, with the text as written in the book (also .vtt,\n"
     "                       .lrc and .json, a list of {start, end, text} in seconds,\n"
     "                       as --timing says)\n"
+    "  NNN-<title>.js       its text for the read-along page\n"
     "  manifest.json        book title, voice, settings, and each chapter's title,\n"
     "                       source, audio and timing files, duration, sentences,\n"
     "                       characters, and loudness and true peak as measured\n"

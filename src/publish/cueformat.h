@@ -1,8 +1,9 @@
 /* cueformat.h - a sentence timing format as the timing files (cues.c) use
  * it: one row of their table.  Each format is a module of its own (srt,
- * webvtt, lrc, jsoncues) that writes its header, one cue and its end into
- * a buffer; cues.c opens the files, turns sample positions into the
- * format's units and streams what the format writes.
+ * webvtt, lrc, jsoncues; the read-along page's script in readalong) that
+ * writes its header, one cue and its end into a buffer; cues.c opens the
+ * files, turns sample positions into the format's units and streams what
+ * the format writes.
  *
  * A new format: a file with its functions and its row (a ts_cue_format),
  * declared below, and its place in cues.c's table and cues.h's bits. */
@@ -38,6 +39,7 @@ extern const ts_cue_format ts_cue_srt;  /* srt.c */
 extern const ts_cue_format ts_cue_vtt;  /* webvtt.c */
 extern const ts_cue_format ts_cue_lrc;  /* lrc.c */
 extern const ts_cue_format ts_cue_json; /* jsoncues.c */
+extern const ts_cue_format ts_cue_page; /* readalong.c: the page's script */
 
 /* Append ms milliseconds as HH:MM:SS followed by sep and the milliseconds
  * (SRT ',', WebVTT '.'); hours go past 99 if they must.  0 or

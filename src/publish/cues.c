@@ -41,10 +41,7 @@ struct ts_cues {
 /* In the order of the TS_CUES_* bits: a row per format, each in its
  * module. */
 static const ts_cue_format *const formats[] = {
-    &ts_cue_srt,
-    &ts_cue_vtt,
-    &ts_cue_lrc,
-    &ts_cue_json,
+    &ts_cue_srt, &ts_cue_vtt, &ts_cue_lrc, &ts_cue_json, &ts_cue_page,
 };
 _Static_assert(sizeof formats / sizeof formats[0] == TS_CUES_NFORMATS, "a row per TS_CUES_* bit");
 
@@ -74,7 +71,7 @@ int ts_cues_parse(const char *list, unsigned *mask)
 		while (e > a && e[-1] == ' ')
 			e--;
 		int found = -1;
-		for (int i = 0; i < TS_CUES_NFORMATS && found < 0; i++)
+		for (int i = 0; i < TS_CUES_NTIMING && found < 0; i++)
 			if ((size_t)(e - a) == strlen(formats[i]->name) &&
 			    strncasecmp(a, formats[i]->name, (size_t)(e - a)) == 0)
 				found = i;

@@ -1,5 +1,7 @@
 /* cues.h - sentence timing files beside a chapter's audio: SubRip (.srt),
- * WebVTT (.vtt), LRC (.lrc) and a JSON list (.json), one cue per sentence.
+ * WebVTT (.vtt), LRC (.lrc) and a JSON list (.json), one cue per sentence,
+ * and the chapter's text for the read-along page (.js, a script that
+ * index.html loads when the chapter is played: see readalong.h).
  *
  * Times come in as sample positions at the synthesis rate, the timeline
  * of the finisher (later gain or resampling does not move time), and
@@ -10,7 +12,8 @@
  * Each format is a module of its own behind one table (cueformat.h);
  * each module's opening comment shows what it writes: srt.c (milliseconds),
  * webvtt.c (milliseconds; it also reads the files back), lrc.c
- * (centiseconds) and jsoncues.c (microseconds).
+ * (centiseconds), jsoncues.c (microseconds) and readalong.c (the page's
+ * script, milliseconds).
  *
  * Cue text is one line: control characters and line or paragraph
  * separators become spaces; for WebVTT & < > are escaped (so no "-->"
@@ -28,13 +31,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The formats, as bits of a mask. */
+/* The formats, as bits of a mask.  The first TS_CUES_NTIMING are the
+ * timing files --timing chooses; TS_CUES_PAGE, the chapter's text for the
+ * read-along page, is made with every chapter, since every book has its
+ * page. */
 enum {
 	TS_CUES_SRT = 1 << 0,
 	TS_CUES_VTT = 1 << 1,
 	TS_CUES_LRC = 1 << 2,
 	TS_CUES_JSON = 1 << 3,
-	TS_CUES_NFORMATS = 4,
+	TS_CUES_PAGE = 1 << 4,
+	TS_CUES_NTIMING = 4,
+	TS_CUES_NFORMATS = 5,
 	TS_CUES_DEFAULT = TS_CUES_SRT | TS_CUES_VTT,
 };
 
@@ -42,8 +50,9 @@ enum {
  * the bit 1 << i); static storage. */
 const char *ts_cues_name(int i);
 
-/* Parse a comma-separated list of format names, or "none", into *mask.
- * Returns 0 or TS_EINVAL (an unknown or empty name). */
+/* Parse a comma-separated list of timing format names (the first
+ * TS_CUES_NTIMING), or "none", into *mask.  Returns 0 or TS_EINVAL (an
+ * unknown or empty name). */
 int ts_cues_parse(const char *list, unsigned *mask);
 
 /* Comma-separated names of the formats, static storage. */

@@ -94,7 +94,7 @@ static int chapter(ts_buf *b, const ts_chapter_entry *c, int normalize)
 	rc |= ts_json_string(b, c->audio);
 	rc |= ts_buf_printf(b, ",\n      \"timing\": {");
 	int nt = 0;
-	for (int t = 0; t < TS_CUES_NFORMATS; t++) {
+	for (int t = 0; t < TS_CUES_NTIMING; t++) { /* the page's script is the page's part */
 		if (!c->timing[t])
 			continue;
 		rc |= ts_buf_printf(b, "%s\"%s\": ", nt++ ? ", " : "", ts_cues_name(t));

@@ -19,12 +19,9 @@ typedef struct ts_chapter_entry {
 	const char *title;
 	const char *source;
 	const char *audio; /* file name inside the output folder */
-	const char *vtt;   /* its WebVTT sentence timing in the output folder, or NULL */
-	/* Where vtt is read from while it is not yet in place: a temporary
-	 * file of the output folder; NULL: vtt itself. */
-	const char *vtt_from;
 	/* Timing files (names inside the output folder) by format, in the
-	 * order of the TS_CUES_* bits; NULL where none was written. */
+	 * order of the TS_CUES_* bits, the read-along page's script too; NULL
+	 * where none was written. */
 	const char *timing[TS_CUES_NFORMATS];
 	double duration_s;
 	size_t sentences;

@@ -1,19 +1,26 @@
 /* The read-along page's script (readalong.c puts it in index.html).
-   One <audio> plays the chapter chosen in the list.  The chapter's cues,
-   embedded as JSON ([start, end, text] per sentence), become one element
-   per sentence; while the audio plays, the sentence being read (the last
-   one whose start has passed) is highlighted (class "cur" and
-   aria-current) and kept in view, without moving the keyboard focus.
-   Clicking a sentence, or Enter/Space on it, seeks there; the arrow keys,
-   Home and End move between sentences (one tab stop for the whole text).
-   Nothing plays until the listener asks.  The chapter and position are
-   remembered in localStorage, and the URL's #ch-N picks a chapter. */
+   One <audio> plays the chapter chosen in the list.  The chapter's cues
+   ([start, end, text] per sentence) come in its own script, NNN-x.js
+   beside its audio, loaded with a script element when the chapter is
+   shown (fetch does not work from file://): it calls tingshuCues() with
+   them, and document.currentScript says which chapter they are.  They
+   become one element per sentence; while the audio plays, the sentence
+   being read (the last one whose start has passed) is highlighted (class
+   "cur" and aria-current) and kept in view, without moving the keyboard
+   focus.  Clicking a sentence, or Enter/Space on it, seeks there; the
+   arrow keys, Home and End move between sentences (one tab stop for the
+   whole text).  At the end of a chapter the next one plays (its script
+   is loaded ahead).  The search box above the list shows the chapters
+   whose number or title matches.  Nothing plays until the listener asks.
+   The chapter and position are remembered in localStorage, and the URL's
+   #ch-N picks a chapter. */
 (function () {
   'use strict';
   var PARA_GAP = 0.6;       /* s of silence between cues that start a paragraph */
   var EPS = 0.002;          /* s: a seek may land this far before a cue's start */
   var FOLLOW_PAUSE = 4000;  /* ms without following after the reader scrolls */
   var SAVE_EVERY = 5000;    /* ms between saves of the position while playing */
+  var KEEP_TEXTS = 4;       /* chapters' cues kept loaded */
 
   var audio = document.getElementById('audio');
   var textEl = document.getElementById('text');
@@ -24,7 +31,10 @@
   var statusEl = document.getElementById('status');
   var player = document.getElementById('player');
   var skipText = document.querySelector('.skip a[href="#text"]');
+  var toc = document.querySelector('#toc ol');
   var links = Array.prototype.slice.call(document.querySelectorAll('#toc a[data-ch]'));
+  var findEl = document.getElementById('find');
+  var foundEl = document.getElementById('found');
   var motion = window.matchMedia ? window.matchMedia('(prefers-reduced-motion: reduce)') : null;
   var store = null;
   try {
@@ -40,6 +50,8 @@
   var hi = -1;        /* highlighted cue */
   var tabStop = null; /* the sentence that Tab reaches */
   var raf = 0, scrolledAt = 0, savedAt = 0;
+  var texts = {};     /* chapter index -> its cues, as loaded */
+  var loading = {};   /* chapter index -> its script element */
 
   if (!audio || !textEl || !links.length)
     return;
@@ -64,17 +76,71 @@
       typeof c[2] === 'string';
   }
 
-  function loadCues(a) {
-    var id = a.getAttribute('data-cues');
-    var el = id ? document.getElementById(id) : null;
-    if (!el)
-      return [];
-    try {
-      var list = JSON.parse(el.textContent);
-      return Array.isArray(list) ? list.filter(validCue) : [];
-    } catch (e) {
-      return [];
+  /* The name of a chapter's script: data-js when the page gives one
+     ("" when there is none), else the audio's with .js for its
+     extension. */
+  function scriptOf(a) {
+    if (a.hasAttribute('data-js'))
+      return a.getAttribute('data-js');
+    return a.getAttribute('href').replace(/\.[^.\/]*$/, '') + '.js';
+  }
+
+  /* Called by a chapter's script: its cues. */
+  window.tingshuCues = function (list) {
+    var s = document.currentScript;
+    var i = s ? s.tsChapter : undefined;
+    if (typeof i !== 'number' || !Array.isArray(list))
+      return;
+    texts[i] = list.filter(validCue);
+    Object.keys(texts).forEach(function (k) {
+      if (Object.keys(texts).length > KEEP_TEXTS && +k !== cur && +k !== cur + 1 && +k !== i)
+        delete texts[k];
+    });
+  };
+
+  /* Load the script of chapter i unless it is loaded or on its way; when
+     it is there (or cannot be), the chapter is shown if it is current. */
+  function loadText(i) {
+    if (i < 0 || i >= links.length || texts[i] || loading[i])
+      return;
+    var src = scriptOf(links[i]);
+    if (!src) {
+      texts[i] = [];
+      return;
     }
+    var s = document.createElement('script');
+    s.tsChapter = i;
+    s.onload = s.onerror = function () {
+      delete loading[i];
+      if (s.parentNode)
+        s.parentNode.removeChild(s);
+      if (i === cur)
+        showText(true);
+    };
+    s.src = src;
+    loading[i] = s;
+    document.head.appendChild(s);
+  }
+
+  /* The current chapter's text: its sentences, or that they are on their
+     way, or that it has none. */
+  function showText(arrived) {
+    var list = texts[cur];
+    if (!list && !arrived) {
+      textEl.textContent = '';
+      cues = [];
+      spans = [];
+      hi = -1;
+      tabStop = null;
+      var p = document.createElement('p');
+      p.className = 'empty';
+      p.textContent = '正在载入文字……';
+      textEl.appendChild(p);
+      return;
+    }
+    render(list || [], links[cur].textContent);
+    if (list)
+      highlight(indexAt(audio.currentTime), true);
   }
 
   /* The sentences of a chapter as elements; the first cue, when it is the
@@ -291,34 +357,22 @@
       var src = a.getAttribute('href');
       if (audio.getAttribute('src') !== src)
         audio.setAttribute('src', src);
-      Array.prototype.slice.call(audio.querySelectorAll('track')).forEach(function (t) {
-        audio.removeChild(t);
-      });
-      var vtt = a.getAttribute('data-vtt');
-      if (vtt) {
-        var t = document.createElement('track');
-        t.kind = 'captions';
-        t.srclang = 'zh';
-        t.label = '中文';
-        t.setAttribute('src', vtt);
-        audio.appendChild(t);
-      }
       nowEl.textContent = a.textContent;
-      links.forEach(function (l, k) {
-        if (k === i)
-          l.setAttribute('aria-current', 'true');
-        else
-          l.removeAttribute('aria-current');
-      });
+      var was = toc.querySelector('a[aria-current]');
+      if (was)
+        was.removeAttribute('aria-current');
+      a.setAttribute('aria-current', 'true');
       prevBtn.disabled = i === 0;
       nextBtn.disabled = i === links.length - 1;
       playBtn.textContent = '播放';
       setStatus('');
-      render(loadCues(a), a.textContent);
+      showText(false);
+      loadText(i);
+      loadText(i + 1); /* ahead, for going on into it */
     }
     if (opt.time > 0) {
       audio.currentTime = opt.time;
-      highlight(indexAt(opt.time), true);
+      highlight(indexAt(opt.time), true); /* or when the text comes */
     }
     if (opt.play)
       play();
@@ -373,13 +427,57 @@
     go(cur + 1, { play: !audio.paused });
   });
   links.forEach(function (a, i) {
-    a.addEventListener('click', function (e) {
-      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)
-        return; /* open the audio file itself */
-      e.preventDefault();
-      go(i, { play: !audio.paused, focus: true });
-    });
+    a.tsIndex = i;
   });
+  toc.addEventListener('click', function (e) {
+    var a = e.target.closest ? e.target.closest('a[data-ch]') : null;
+    if (!a || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey)
+      return; /* open the audio file itself */
+    e.preventDefault();
+    go(a.tsIndex, { play: !audio.paused, focus: true });
+  });
+
+  /* Finding a chapter: by its number (as in the file names) or by a part
+     of its title; Enter in the box opens the chapter of that number, or
+     the first found. */
+  var names = null; /* the chapters' titles in lower case, once asked */
+
+  function matches(q) {
+    var num = /^\d+$/.test(q) ? String(+q) : null, low = q.toLowerCase(), found = [];
+    names = names || links.map(function (a) { return a.textContent.toLowerCase(); });
+    links.forEach(function (a, i) {
+      if (!q || a.getAttribute('data-ch') === num || names[i].indexOf(low) >= 0)
+        found.push(i);
+    });
+    if (num) { /* the chapter of that number first */
+      found.sort(function (x, y) {
+        return (links[y].getAttribute('data-ch') === num) -
+          (links[x].getAttribute('data-ch') === num) || x - y;
+      });
+    }
+    return found;
+  }
+
+  function filter() {
+    var q = findEl.value.trim(), found = matches(q), shown = {};
+    found.forEach(function (i) { shown[i] = true; });
+    links.forEach(function (a, i) { a.parentNode.hidden = !shown[i]; });
+    foundEl.textContent = !q ? '' : found.length ? '找到 ' + found.length + ' 章' : '没有找到';
+    return found;
+  }
+
+  if (findEl && foundEl) {
+    findEl.parentNode.hidden = false;
+    findEl.addEventListener('input', filter);
+    findEl.addEventListener('keydown', function (e) {
+      if (e.key !== 'Enter')
+        return;
+      e.preventDefault();
+      var found = filter();
+      if (found.length && findEl.value.trim())
+        go(found[0], { play: !audio.paused, focus: true });
+    });
+  }
   window.addEventListener('hashchange', function () {
     var i = fromHash();
     if (i >= 0)

@@ -50,7 +50,7 @@ static int vtt_header(ts_buf *b)
 static int vtt_cue(ts_buf *b, const ts_cue_state *s, uint64_t start, uint64_t end, const char *text)
 {
 	/* The identifier: the cue's number, and a pilcrow when it starts a
-	 * paragraph (the read-along page lays the text out by them). */
+	 * paragraph (a reader can lay the text out by them). */
 	int rc = ts_buf_printf(b, "%zu%s\n", s->count + 1, s->para ? " \xC2\xB6" : "");
 	rc = rc ? rc : ts_cue_hms(b, start, '.');
 	rc = rc ? rc : ts_buf_printf(b, " --> ");

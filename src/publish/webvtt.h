@@ -1,7 +1,6 @@
 /* webvtt.h - WebVTT (.vtt), the one timing format tingshu also reads:
  * written beside each chapter's audio as a row of the timing formats
- * (cues.h, cueformat.h), read back for the read-along page and the EPUB's
- * media overlays.
+ * (cues.h, cueformat.h), read back for the EPUB's media overlays.
  *
  *   WEBVTT\n\n then 1\n00:00:01.250 --> 00:00:03.480\ntext\n\n
  *

@@ -2,12 +2,14 @@
 """The read-along page (OUT/index.html) in headless Chromium.
 
 Builds a small two-chapter book with the real tingshu binary, so the page
-plays real audio.  Each chapter's cues come from the .vtt tingshu wrote
+plays real audio.  A chapter's text is a script beside its audio
+(NNN-x.js), which the page loads when it shows the chapter.  Each chapter's cues come from the .vtt tingshu wrote
 beside its audio when there is one; otherwise this test writes one (one
 cue per sentence, spread over the chapter's duration from manifest.json,
 with a cue text that tries to break out of the page).  make_page, a thin
-wrapper of ts_readalong_html(), then makes test.html from those files
-under a hostile book title, and the test drives it through chromedriver
+wrapper of the library's chapter scripts and ts_readalong_html(), then
+makes test.html from those files (in a folder of its own) under a hostile
+book title, and the test drives it through chromedriver
 (WebDriver over HTTP, spoken with urllib: no pip, no npm):
 
   - the page loads with no console errors and no request outside OUT;
@@ -25,7 +27,15 @@ under a hostile book title, and the test drives it through chromedriver
     taking the focus;
   - the next-chapter button and the chapter list switch chapters.
 tingshu's own index.html is then checked to load cleanly and list the
-chapters of the manifest (with their sentences when it has timing files).
+chapters of the manifest, with the sentences of the chapter shown from the
+script tingshu wrote beside its audio.
+
+Last, a book of 3,000 chapters made without synthesis (make_page --book:
+a few seconds of silence each, a cue a second): its index.html is under
+512 KB and opens; the search box finds chapter 2,999 by its number and
+Enter opens it, and a chapter by its title; it plays with its sentences highlighted in turn; at its
+end chapter 3,000 plays with its own sentences; reloaded, the page is
+back at that chapter and time.
 
 Usage: readalong_test.py --tingshu BIN --make-page BIN --scratch DIR
 Exit 0 pass, 1 fail, 77 skipped (no chromium or chromedriver; under CI,
@@ -41,6 +51,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -64,6 +75,11 @@ BOOK = """《读书测试》
 第二章 山路
 山路很长，少年走了整整一个上午。路边的野花开得正好。他在一块大石头上坐下来歇脚。
 """
+
+# The long book: chapters of a few seconds of silence, a cue a second.
+BIG = 3000
+BIG_SECONDS = 4
+PAGE_LIMIT = 512 * 1024
 
 failures = []
 
@@ -390,15 +406,21 @@ def main():
         return 1
     check(os.path.exists(os.path.join(outdir, "index.html")), "tingshu wrote index.html")
 
-    # Timing files: tingshu's own where it made them, else ours.
+    # Timing files: tingshu's own where it made them, else ours, in a
+    # folder of their own with the audio (make_page writes the chapters'
+    # scripts beside it: tingshu's stay as they are).
+    pagedir = os.path.join(scratch, "page")
+    os.makedirs(pagedir)
     bodies = dict(s.split("\n", 1) for s in BOOK.split("\n\n")[1:])
     cues, own = [], []
     for ch in chapters:
+        os.link(os.path.join(outdir, ch["audio"]), os.path.join(pagedir, ch["audio"]))
         body = bodies.get(ch["title"], "")  # the front matter has its title only
         vtt = os.path.splitext(ch["audio"])[0] + ".vtt"
-        path = os.path.join(outdir, vtt)
-        if os.path.exists(path):
+        path = os.path.join(pagedir, vtt)
+        if os.path.exists(os.path.join(outdir, vtt)):
             own.append(True)
+            shutil.copyfile(os.path.join(outdir, vtt), path)
         else:
             own.append(False)
             c = make_cues(ch["title"], body, ch["duration_s"])
@@ -410,7 +432,10 @@ def main():
     print("timing files: %s" % ", ".join(
         "%s (%s, %d cues)" % (c["vtt"], "tingshu's" if o else "the test's", len(q))
         for c, o, q in zip(chapters, own, cues)))
-    args = [opt.make_page, outdir, os.path.join(outdir, "test.html"), HOSTILE_TITLE]
+    for ch in chapters:
+        js = os.path.splitext(ch["audio"])[0] + ".js"
+        check(os.path.exists(os.path.join(outdir, js)), "tingshu wrote the script %s" % js)
+    args = [opt.make_page, pagedir, os.path.join(pagedir, "test.html"), HOSTILE_TITLE]
     for ch in chapters:
         args += [str(ch["index"]), ch["audio"], ch["vtt"], "%.3f" % ch["duration_s"],
                  ch["title"]]
@@ -418,6 +443,20 @@ def main():
     if r.returncode != 0 or r.stderr:
         print("FAIL: make_page: %s" % r.stderr, file=sys.stderr)
         return 1
+
+    # A book of BIG chapters, made without synthesis, in memory where it can
+    # be (thousands of files: made and removed at once on tmpfs, where a
+    # busy disk took seconds to remove them).
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    bigdir = tempfile.mkdtemp(prefix="tingshu-browser-big.", dir=shm or scratch)
+    t0 = time.time()
+    r = subprocess.run([opt.make_page, "--book", bigdir, str(BIG), str(BIG_SECONDS)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0 or r.stderr:
+        print("FAIL: make_page --book: %s" % r.stderr, file=sys.stderr)
+        shutil.rmtree(bigdir, ignore_errors=True)
+        return 1
+    print("make_page --book (%.1f s): %s" % (time.time() - t0, r.stdout.strip().replace("\n", "; ")))
 
     flags = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--mute-audio", "--autoplay-policy=no-user-gesture-required",
@@ -430,13 +469,18 @@ def main():
         b = Browser(chromium, driver, scratch, flags)
     except (OSError, WebDriverError) as e:
         print("FAIL: cannot start a browser session: %s" % e, file=sys.stderr)
+        shutil.rmtree(bigdir, ignore_errors=True)
         return 1
     try:
-        run_checks(b, outdir, chapters, cues, own, manifest, opt.show)
+        run_checks(b, outdir, pagedir, chapters, cues, own, manifest, opt.show)
+        t1 = time.time()
+        run_big(b, bigdir)
+        print("the %d-chapter book took %.1f s in the browser" % (BIG, time.time() - t1))
     except WebDriverError as e:
         fail("WebDriver: %s" % e)
     finally:
         b.quit()
+        shutil.rmtree(bigdir, ignore_errors=True)
     print("browser part took %.1f s" % (time.time() - t0))
     if failures:
         print("%d check(s) failed" % len(failures), file=sys.stderr)
@@ -445,10 +489,10 @@ def main():
     return 0
 
 
-def run_checks(b, outdir, chapters, cues, own, manifest, show):
+def run_checks(b, outdir, pagedir, chapters, cues, own, manifest, show):
     m = len(chapters) - 2  # 第一章, after the front matter: the page opens there
     c0 = cues[m]
-    page = "file://" + urllib.parse.quote(os.path.join(outdir, "test.html"))
+    page = "file://" + urllib.parse.quote(os.path.join(pagedir, "test.html"))
     b.go(page + "#ch-%d" % chapters[m]["index"])
 
     # Loads quietly, hostile text stays text.
@@ -460,8 +504,7 @@ def run_checks(b, outdir, chapters, cues, own, manifest, show):
     check(got["h1"] == HOSTILE_TITLE and got["title"] == HOSTILE_TITLE,
           "the hostile title is shown as text: %r" % got["h1"])
     check(got["pwned"] is None, "no injected script ran (window.pwned = %r)" % got["pwned"])
-    check(got["scripts"] == 1 + sum(1 for c in cues if c) and got["imgs"] == 0 and
-          got["bold"] == 0,
+    check(got["scripts"] == 1 and got["imgs"] == 0 and got["bold"] == 0,
           "no element made of book text (%d scripts, %d img, %d b)" % (
               got["scripts"], got["imgs"], got["bold"]))
     texts = b.js("return Array.prototype.map.call(document.querySelectorAll('#text .s'), "
@@ -636,11 +679,13 @@ def run_checks(b, outdir, chapters, cues, own, manifest, show):
     b.click(b.find("#play"))
 
     check_console(b, "test.html")
-    check_requests(b, outdir, "test.html")
+    check_requests(b, pagedir, "test.html")
 
     # tingshu's own page.
     b.go("file://" + urllib.parse.quote(os.path.join(outdir, "index.html")))
     check_loaded_quiet(b, "index.html")
+    wait_for(b, "return !document.querySelector('#text .empty') || "
+             "document.querySelector('#text .empty').textContent.indexOf('载入') < 0;", 3.0)
     got = b.js("""return {h1: document.querySelector('h1').textContent,
         toc: Array.prototype.map.call(document.querySelectorAll('#toc a'),
                                       function (a) { return a.textContent; }),
@@ -649,13 +694,146 @@ def run_checks(b, outdir, chapters, cues, own, manifest, show):
     check(got["h1"] == manifest["title"], "index.html: the book's title")
     check(got["toc"] == [c["title"] for c in chapters], "index.html: lists the chapters")
     if own[0]:
-        check(got["n"] == len(cues[0]), "index.html: the first chapter's %d sentences" %
-              len(cues[0]))
+        check(got["n"] == len(cues[0]), "index.html: the first chapter's %d sentences, "
+              "from its script (%d)" % (len(cues[0]), got["n"]))
     else:
-        check(got["n"] == 0 and got["empty"],
-              "index.html: no timing files yet, so audio only, and it says so")
+        check(got["n"] > 0, "index.html: the first chapter's sentences, from its script")
     check_console(b, "index.html")
     check_requests(b, outdir, "index.html")
+
+
+NOW_JS = """var a = document.getElementById('audio'), s = document.querySelectorAll('#text .s');
+var cur = document.querySelector('#text .s.cur');
+return {now: document.getElementById('now').textContent, t: a.currentTime, paused: a.paused,
+        src: decodeURIComponent(a.getAttribute('src') || ''),
+        texts: Array.prototype.map.call(s, function (x) { return x.textContent; }),
+        hi: cur ? +cur.getAttribute('data-i') : -1, hash: location.hash,
+        status: document.getElementById('status').textContent,
+        scripts: document.scripts.length};"""
+
+
+def big_title(n):
+    return "第%d章 夜雨山路" % n
+
+
+def big_texts(n):
+    return [big_title(n)] + ["第%d章第%d句。" % (n, k) for k in range(1, BIG_SECONDS)]
+
+
+def play_and_watch(b, seconds):
+    """Highlighted sentences while the audio plays for a while."""
+    seen = []
+    t_end = time.time() + seconds
+    while time.time() < t_end:
+        st = b.js(NOW_JS)
+        if st["hi"] >= 0 and (not seen or seen[-1] != st["hi"]):
+            seen.append(st["hi"])
+        time.sleep(0.1)
+    return seen
+
+
+def run_big(b, bigdir):
+    """The page of a book of BIG chapters: small, quick to open, a chapter
+    found by its number, played with its sentences highlighted, on into
+    the next chapter, and back where the listener stopped after a reload."""
+    index = os.path.join(bigdir, "index.html")
+    size = os.path.getsize(index)
+    check(size < PAGE_LIMIT, "%d chapters: index.html is %d bytes (< %d)" % (BIG, size, PAGE_LIMIT))
+    page = "file://" + urllib.parse.quote(index)
+    b.s("POST", "/goog/cdp/execute", {"cmd": "Emulation.setEmulatedMedia", "params": {
+        "features": [{"name": "prefers-reduced-motion", "value": "reduce"}]}})
+    t0 = time.time()
+    b.go(page)
+    loaded = b.js("var n = performance.getEntriesByType('navigation')[0];"
+                  "return n ? n.loadEventEnd : -1;")
+    print("  index.html of %d chapters loaded in %.0f ms (WebDriver: %.2f s)" % (
+        BIG, loaded, time.time() - t0))
+    got = b.js("return {n: document.querySelectorAll('#toc li').length, "
+               "find: !document.getElementById('find').parentNode.hidden};")
+    check(got["n"] == BIG and got["find"], "%d chapters listed, the search box shown: %s" % (
+        BIG, got))
+    check(wait_for(b, "return document.querySelectorAll('#text .s').length === %d;" %
+                   BIG_SECONDS, 3.0), "the first chapter's sentences come with its script")
+
+    # Find chapter 2999 by its number; Enter opens it.
+    target = BIG - 1
+    find = b.find("#find")
+    b.click(find)
+    b.keys(find, str(target))
+    got = b.js("""var shown = Array.prototype.filter.call(document.querySelectorAll('#toc li'),
+            function (li) { return !li.hidden; });
+        return {n: shown.length, first: shown.length ? shown[0].textContent : '',
+                found: document.getElementById('found').textContent};""")
+    check(got["n"] >= 1 and got["first"].startswith(big_title(target)) and got["found"],
+          "the search box finds chapter %d: %s" % (target, got))
+    b.keys(find, KEY_ENTER)
+    check(wait_for(b, "return document.querySelectorAll('#text .s').length === %d && "
+                   "document.getElementById('now').textContent === arguments[0];" % BIG_SECONDS,
+                   3.0, big_title(target)), "Enter opens chapter %d with its sentences" % target)
+    st = b.js(NOW_JS)
+    check(st["texts"] == big_texts(target) and st["hash"] == "#ch-%d" % target and
+          st["src"].startswith("%04d-" % target),
+          "chapter %d: its audio, its sentences as written, the URL names it: %s" % (
+              target, {k: st[k] for k in ("now", "src", "hash", "texts")}))
+    # By a part of its title (not a number): that chapter alone.
+    b.js("document.getElementById('find').value = ''; "
+         "document.getElementById('find').dispatchEvent(new Event('input'));")
+    b.keys(find, "第%d章 夜雨" % BIG)
+    got = b.js("""return Array.prototype.filter.call(document.querySelectorAll('#toc li'),
+        function (li) { return !li.hidden; }).map(function (li) {
+            return li.querySelector('a').textContent; });""")
+    check(got == [big_title(BIG)], "the search box finds a chapter by its title: %s" % got)
+    b.js("document.getElementById('find').value = ''; "
+         "document.getElementById('find').dispatchEvent(new Event('input'));")
+    check(b.js("return Array.prototype.every.call(document.querySelectorAll('#toc li'), "
+               "function (li) { return !li.hidden; });"), "emptied, the box shows every chapter")
+
+    # Play: the highlight moves with the audio.
+    b.click(b.find("#play"))
+    seen = play_and_watch(b, 2.6)
+    check(len(seen) >= 2 and seen == sorted(seen) and len(set(seen)) == len(seen),
+          "chapter %d plays and its highlighted sentence moves forward: %s" % (target, seen))
+
+    # Clicking a sentence seeks there; at the end, the next chapter plays.
+    last = BIG_SECONDS - 1
+    b.click(b.find('#text .s[data-i="%d"]' % last))
+    st = b.js(NOW_JS)
+    check(st["hi"] == last and last - 0.05 < st["t"] < last + 0.6,
+          "a click on the last sentence seeks there (t=%.2f, hi=%d)" % (st["t"], st["hi"]))
+    nxt = target + 1
+    went = wait_for(b, "return document.getElementById('now').textContent === arguments[0] && "
+                    "!document.getElementById('audio').paused && "
+                    "document.querySelectorAll('#text .s').length === %d;" % BIG_SECONDS,
+                    4.0, big_title(nxt))
+    check(went, "at its end, playback goes on into chapter %d, with its sentences" % nxt)
+    seen = play_and_watch(b, 1.8)
+    st = b.js(NOW_JS)
+    check(st["texts"] == big_texts(nxt) and st["src"].startswith("%04d-" % nxt) and
+          len(seen) >= 2 and seen == sorted(seen),
+          "chapter %d: its audio and sentences, highlighted as it plays: %s" % (nxt, seen))
+    check(st["scripts"] == 1, "the chapters' scripts do not stay in the page (%d scripts)" %
+          st["scripts"])
+
+    # Paused, then opened again: back at that chapter and time.
+    b.click(b.find("#play"))
+    time.sleep(0.2)
+    st = b.js(NOW_JS)
+    check(st["paused"] and st["t"] > 0.5, "paused in chapter %d at %.2f s" % (nxt, st["t"]))
+    b.go(page)
+    ok_back = wait_for(b, "return document.querySelectorAll('#text .s.cur').length === 1;", 3.0)
+    back = b.js(NOW_JS)
+    check(ok_back and back["now"] == big_title(nxt) and abs(back["t"] - st["t"]) < 0.3 and
+          back["paused"] and back["hi"] == int(st["t"] - 0.1) and back["status"],
+          "reloaded: chapter %d, at %.2f s (was %.2f), sentence %d highlighted, paused: %s" % (
+              nxt, back["t"], st["t"], back["hi"], back["status"]))
+    b.click(b.find("#play"))
+    time.sleep(0.6)
+    st2 = b.js(NOW_JS)
+    check(not st2["paused"] and st2["now"] == big_title(nxt) and st2["t"] > back["t"] + 0.2,
+          "play goes on from there (%.2f s)" % st2["t"])
+    b.click(b.find("#play"))
+    check_console(b, "index.html of %d chapters" % BIG)
+    check_requests(b, bigdir, "index.html of %d chapters" % BIG)
 
 
 if __name__ == "__main__":

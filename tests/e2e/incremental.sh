@@ -285,7 +285,7 @@ with_notes "--force" force ref_lexicon
 
 # The last one first: the others keep their names.
 gone5=$(grep -E '^(\.tingshu/chapters/)?005-' snap/force.ino | cut -d' ' -f1)
-[ "$(wc -l <<<"$gone5")" -eq 4 ] || fail "setup: chapter 5 has $(wc -l <<<"$gone5") files, expected 4 (wav srt vtt rec)"
+[ "$(wc -l <<<"$gone5")" -eq 5 ] || fail "setup: chapter 5 has $(wc -l <<<"$gone5") files, expected 5 (wav srt vtt js rec)"
 mv book/05.txt removed05.txt
 build removed
 for p in $gone5; do

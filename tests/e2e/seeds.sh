@@ -79,7 +79,7 @@ no_temp_files "$OUT" "seeds"
 n=$(find "$OUT" -mindepth 1 -name '*.wav' | wc -l)
 [ "$n" -eq 2 ] || fail "$OUT holds $n .wav files, expected 2"
 other=$(find "$OUT" -mindepth 1 -path "$OUT/.tingshu" -prune -o ! -name '*.wav' ! -name manifest.json \
-	! -name playlist.m3u ! -name index.html ! -name '*.srt' ! -name '*.vtt' ! -name '*.lrc' -printf '%f ')
+	! -name playlist.m3u ! -name index.html ! -name '*.srt' ! -name '*.vtt' ! -name '*.lrc' ! -name '*.js' -printf '%f ')
 [ -z "$other" ] || fail "unexpected entries in $OUT: $other"
 
 e2e_finish

@@ -1,20 +1,26 @@
-/* fuzz_readalong.c - libFuzzer target for the WebVTT reader and the
- * read-along page.  The input is read as a timing file, and its first
- * line also serves as the book and chapter title.
+/* fuzz_readalong.c - libFuzzer target for the WebVTT reader, a chapter's
+ * script for the read-along page and the page.  The input is read as a
+ * timing file, its cues are written as a chapter's script (through the
+ * timing files' writer, as a build does), and its first line also serves
+ * as the book and chapter title.
  *
  * Properties beyond "no crash, no sanitizer report": cues come out sorted,
  * with end >= start and non-empty, valid UTF-8 text free of control
- * characters; the page is valid UTF-8 and nothing in it opens or closes
- * an element the page does not make itself (one <style>, the page's
- * script plus one JSON script when there are cues, no comment).
+ * characters; the script is valid UTF-8, a line per cue between its
+ * first two lines and its end, with no '<', '>', '&' or control character
+ * in it; the page is valid UTF-8 and nothing in it opens or closes an
+ * element the page does not make itself (one <style>, the page's script,
+ * no comment).
  *
  * The page ends with the same script every time: it is checked in full
  * once, and after that compared byte for byte, the checks running over
  * the rest (they took most of the time).  The timing file goes to tmpfs
  * where there is one (a disk file rewritten is flushed at each close). */
 #define _GNU_SOURCE
+#include "publish/cues.h"
 #include "publish/readalong.h"
 #include "publish/webvtt.h"
+#include "base/file.h"
 #include "base/util.h"
 
 #include <stdint.h>
@@ -76,6 +82,57 @@ static void check_cues(const ts_cue *c, size_t n)
 	}
 }
 
+static uint64_t ms(double s)
+{
+	return s < 1e12 ? (uint64_t)(s * 1000) : (uint64_t)1e15;
+}
+
+/* The cues c[0..n) as a chapter's script, written and read back. */
+static void check_script(const ts_cue *c, size_t n)
+{
+	char audio[sizeof dir + 16], path[sizeof dir + 16];
+	snprintf(audio, sizeof audio, "%s/c.wav", dir);
+	snprintf(path, sizeof path, "%s/c.js", dir);
+	ts_cues *w = ts_cues_open(TS_CUES_PAGE, audio, 1000, 1, NULL);
+	char *tmp = ts_temp_name(path, 1);
+	if (!w || !tmp)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].paragraph)
+			ts_cues_paragraph(w);
+		if (ts_cues_speaker(w, c[i].speaker) ||
+		    ts_cues_add(w, ms(c[i].start), ms(c[i].end), c[i].text, strlen(c[i].text)))
+			abort();
+	}
+	if (ts_cues_finish(w, NULL) != 0)
+		abort();
+	FILE *f = fopen(tmp, "rb");
+	ts_buf b = {0};
+	char block[4096];
+	size_t got, lines = 0;
+	while (f && (got = fread(block, 1, sizeof block, f)) > 0)
+		ts_buf_append(&b, block, got);
+	if (!f || !b.data || ts_utf8_check(b.data, b.len, 1) != b.len)
+		abort();
+	fclose(f);
+	unlink(tmp);
+	for (size_t i = 0; i < b.len; i++) {
+		unsigned char u = (unsigned char)b.data[i];
+		lines += u == '\n';
+		if ((u < 0x20 && u != '\n') || u == '<' || u == '>' || u == '&' || u == 0x7F)
+			abort();
+	}
+	if (strncmp(b.data, "/* tingshu:", 11) != 0 || !strstr(b.data, "\ntingshuCues([") ||
+	    b.len < 5 || strcmp(b.data + b.len - 5, "\n]);\n") != 0)
+		abort();
+	/* A line per cue at most (those left empty as one line are not
+	 * written), and the comment, the call and its end. */
+	if (lines < 3 || lines > n + 3)
+		abort();
+	free(tmp);
+	ts_buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -94,13 +151,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (rc == 0)
 		check_cues(cues, n);
+	if (rc == 0)
+		check_script(cues, n);
 	ts_vtt_free(cues, rc == 0 ? n : 0);
 
-	char path[sizeof dir + 16];
-	snprintf(path, sizeof path, "%s/c.vtt", dir);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
-		abort();
 	size_t tl = 0;
 	while (tl < size && tl < 200 && data[tl] != '\n' && data[tl] != '\0')
 		tl++;
@@ -110,13 +164,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ts_chapter_entry ch = {.index = 1,
 	                       .title = title,
 	                       .audio = "001-<a>&\"'.wav",
-	                       .vtt = "c.vtt",
+	                       .timing = {[__builtin_ctz(TS_CUES_PAGE)] = "001-<a>&\"'.js"},
 	                       .duration_s = 1};
 	ts_buf page = {0};
-	if (ts_readalong_html(&page, dir, title, &ch, 1, NULL, NULL) != 0)
+	if (ts_readalong_html(&page, title, &ch, 1) != 0)
 		abort();
-	/* Before the page's script: the JSON one when there are cues. */
-	size_t scripts = rc == 0 && n > 0, head = page_head(&page);
+	/* No script before the page's own. */
+	size_t scripts = 0, head = page_head(&page);
 	if (ts_utf8_check(page.data, head, 1) != head || strlen(page.data) != page.len ||
 	    count(page.data, head, "<script") != scripts ||
 	    count(page.data, head, "</script") != scripts ||

@@ -83,6 +83,9 @@ static int finish_and_put(ts_cues *c, const char *audio, unsigned mask, ts_error
 	return rc;
 }
 
+/* Every format, the read-along page's script too. */
+#define ALL ((1u << TS_CUES_NFORMATS) - 1)
+
 static uint64_t at(double seconds)
 {
 	return (uint64_t)(seconds * RATE + 0.5);
@@ -93,14 +96,13 @@ static void check_files(const char *data, const char *dir)
 	char audio[1200], path[1300], golden[1300];
 	snprintf(audio, sizeof audio, "%s/001-第一回.wav", dir);
 	ts_error err = {0};
-	ts_cues *c = ts_cues_open(TS_CUES_SRT | TS_CUES_VTT | TS_CUES_LRC | TS_CUES_JSON, audio,
-	                          RATE, 4242, &err);
+	ts_cues *c = ts_cues_open(ALL, audio, RATE, 4242, &err);
 	CHECK(c != NULL);
 	if (!c) {
 		fprintf(stderr, "%s\n", ts_error_msg(&err));
 		return;
 	}
-	CHECK(count_hidden(dir) == 4); /* .001-第一回.srt.part-4242@HOST ... */
+	CHECK(count_hidden(dir) == TS_CUES_NFORMATS); /* .001-第一回.srt.part-4242@HOST ... */
 	snprintf(path, sizeof path, "%s/001-第一回.srt", dir);
 	char *tmp = ts_temp_name(path, 4242);
 	CHECK(tmp && strstr(tmp, "/.001-第一回.srt.part-4242@") && exists(tmp));
@@ -131,7 +133,7 @@ static void check_files(const char *data, const char *dir)
 	CHECK(ts_cues_end(c) == 0);
 	snprintf(path, sizeof path, "%s/001-第一回.srt", dir);
 	CHECK(!exists(path)); /* not in place before commit */
-	CHECK(finish_and_put(c, audio, 0xF, &err) == 0);
+	CHECK(finish_and_put(c, audio, ALL, &err) == 0);
 	CHECK(count_hidden(dir) == 0);
 
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
@@ -150,14 +152,17 @@ static void check_files(const char *data, const char *dir)
 /* No cue at all: each file is still valid. */
 static void check_empty(const char *dir)
 {
-	static const char *const want[TS_CUES_NFORMATS] = {"", "WEBVTT\n\n", "", "[]\n"};
+	static const char *const want[TS_CUES_NFORMATS] = {
+	    "", "WEBVTT\n\n", "", "[]\n",
+	    "/* tingshu: a chapter's sentences for the read-along page, index.html */\n"
+	    "tingshuCues([\n]);\n"};
 	char audio[1200], path[1300];
 	snprintf(audio, sizeof audio, "%s/002-x.flac", dir);
-	ts_cues *c = ts_cues_open(0xF, audio, RATE, 4242, NULL);
+	ts_cues *c = ts_cues_open(ALL, audio, RATE, 4242, NULL);
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	CHECK(finish_and_put(c, audio, 0xF, NULL) == 0);
+	CHECK(finish_and_put(c, audio, ALL, NULL) == 0);
 	for (int i = 0; i < TS_CUES_NFORMATS; i++) {
 		snprintf(path, sizeof path, "%s/002-x.%s", dir, ts_cues_name(i));
 		size_t n;
@@ -217,6 +222,7 @@ int main(int argc, char **argv)
 	parse_is("x", TS_EINVAL, 0);
 	parse_is("srt,none", TS_EINVAL, 0);
 	parse_is("ass", TS_EINVAL, 0);
+	parse_is("js", TS_EINVAL, 0); /* the page's, not a --timing choice */
 	CHECK(strcmp(ts_cues_name(0), "srt") == 0);
 	CHECK(ts_cues_name(TS_CUES_NFORMATS) == NULL);
 

@@ -1,33 +1,26 @@
 /* test_readalong.c - the WebVTT reader and the read-along page: cues from
  * well-formed and damaged files, the page of a small book against its
  * golden file (its CSS and script left out: the browser test checks what
- * they do), and text from the book that tries to become markup.
+ * they do), its size for 3,000 chapters, a chapter's script as the
+ * timing files' writer makes it, and text from the book that tries to
+ * become markup.
  *
- * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (timing files are written
- * there). */
+ * Arguments: DATA_DIR (page.ok) SCRATCH_DIR (a chapter's script is
+ * written there). */
 #include "check.h"
+#include "publish/cues.h"
 #include "publish/html.h"
 #include "publish/readalong.h"
 #include "publish/webvtt.h"
 #include "base/util.h"
 
+#include "base/file.h"
+
 #include <errno.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 static const char *scratch;
-
-static void write_text(const char *name, const char *text)
-{
-	char path[1024];
-	snprintf(path, sizeof path, "%s/%s", scratch, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(text, 1, strlen(text), f) != strlen(text)) {
-		fprintf(stderr, "%s: cannot write\n", path);
-		check_failures++;
-	}
-	if (f)
-		fclose(f);
-}
 
 /* Parse text and compare with the expected cues, given as "start end text"
  * lines (times with 3 decimals). */
@@ -144,17 +137,6 @@ static void test_vtt(void)
 	rejected(srt, strlen(srt));
 }
 
-static int diag_count;
-static char diag_last[1024];
-
-static void on_diag(void *ud, ts_level level, const char *msg)
-{
-	(void)ud;
-	CHECK(level == 0);
-	diag_count++;
-	snprintf(diag_last, sizeof diag_last, "%s", msg);
-}
-
 /* The page with the contents of <style> and of the page's script cut out. */
 static void cut_between(ts_buf *page, const char *open, const char *close)
 {
@@ -176,66 +158,32 @@ static size_t count(const char *hay, const char *needle)
 	return k;
 }
 
+enum { PAGE_I = __builtin_ctz(TS_CUES_PAGE) };
+
+/* The page is made from the chapter entries alone: no file of the folder
+ * is read (the scripts named here do not exist). */
 static void test_page(const char *data_dir)
 {
-	write_text("001-第一章_风起.vtt",
-	           "WEBVTT\n\n00:00:00.300 --> 00:00:02.000\n第一章 风起\n\n"
-	           "00:00:02.000 --> 00:00:04.500\n天刚亮。\n\n"
-	           "00:00:04.500 --> 00:00:07.000\n他说：“&lt;走&gt;吧！”\n");
-	write_text("003-尾声.vtt", "not a timing file\n");
 	ts_chapter_entry ch[] = {
 	    {.index = 1,
 	     .title = "第一章 风起",
 	     .audio = "001-第一章_风起.wav",
-	     .vtt = "001-第一章_风起.vtt",
+	     .timing = {[PAGE_I] = "001-第一章_风起.js"},
 	     .duration_s = 7.5},
-	    {.index = 2,
+	    {.index = 2, /* no script: audio only */
 	     .title = "第二章 雨夜",
 	     .audio = "002-第二章_雨夜.wav",
 	     .duration_s = 3725.4},
-	    {.index = 3,
+	    {.index = 3, /* a script of another name than the audio's */
 	     .title = "尾声",
 	     .audio = "003-尾声.wav",
-	     .vtt = "003-尾声.vtt",
+	     .timing = {[PAGE_I] = "003-尾声 其他.js"},
 	     .duration_s = 61},
-	    {.index = 4,
-	     .title = "番外",
-	     .audio = "004-番外.wav",
-	     .vtt = "004-missing.vtt",
-	     .duration_s = 1},
 	};
 	ts_buf page = {0};
-	diag_count = 0;
-	CHECK(ts_readalong_html(&page, scratch, "三国 & 水浒", ch, 4, on_diag, NULL) == 0);
-	CHECK(diag_count == 2);
-	CHECK(strstr(diag_last, "004-missing.vtt") != NULL);
-	/* Written to a file as it is made (what a build does): the same bytes,
-	 * the same warnings; a full disk says so. */
-	FILE *f = tmpfile();
-	int e = 0;
-	diag_count = 0;
-	CHECK(f && ts_readalong_write(f, scratch, "三国 & 水浒", ch, 4, on_diag, NULL, &e) == 0);
-	CHECK(diag_count == 2);
-	if (f) {
-		ts_buf streamed = {0};
-		char block[4096];
-		size_t got;
-		rewind(f);
-		while ((got = fread(block, 1, sizeof block, f)) > 0)
-			ts_buf_append(&streamed, block, got);
-		CHECK(streamed.len == page.len && memcmp(streamed.data, page.data, page.len) == 0);
-		ts_buf_free(&streamed);
-		fclose(f);
-	}
-	FILE *full = fopen("/dev/full", "w");
-	if (full) {
-		setvbuf(full, NULL, _IONBF, 0);
-		CHECK(ts_readalong_write(full, scratch, "书", ch, 4, NULL, NULL, &e) == TS_EIO);
-		CHECK(e == ENOSPC);
-		fclose(full);
-	}
+	CHECK(ts_readalong_html(&page, "三国 & 水浒", ch, 3) == 0);
 	/* Nothing can end the page's elements early. */
-	CHECK(count(page.data, "<script") == 2 && count(page.data, "</script") == 2);
+	CHECK(count(page.data, "<script") == 1 && count(page.data, "</script") == 1);
 	CHECK(count(page.data, "<style") == 1 && count(page.data, "</style") == 1);
 	CHECK(count(page.data, "<!--") == 0);
 	CHECK(ts_utf8_check(page.data, page.len, 1) == page.len);
@@ -247,44 +195,122 @@ static void test_page(const char *data_dir)
 
 	/* No chapters: still a page, saying so. */
 	ts_buf_clear(&page);
-	CHECK(ts_readalong_html(&page, scratch, "空", NULL, 0, NULL, NULL) == 0);
+	CHECK(ts_readalong_html(&page, "空", NULL, 0) == 0);
 	CHECK(strstr(page.data, "没有章节") != NULL);
 	CHECK(strstr(page.data, "<audio") && !strstr(page.data, "src="));
 	ts_buf_free(&page);
 }
 
-/* Book text that tries to become markup stays text everywhere it goes:
- * the title, a chapter title, a sentence, a file name. */
+/* The page grows by its list only: a chapter more is one line more. */
+static void test_page_size(void)
+{
+	enum { N = 3000 };
+	static ts_chapter_entry ch[N];
+	static char title[N][40], audio[N][64], js[N][64];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(title[i], sizeof title[i], "第%zu章 夜雨山路", i + 1);
+		snprintf(audio[i], sizeof audio[i], "%04zu-第%zu章_夜雨山路.opus", i + 1, i + 1);
+		snprintf(js[i], sizeof js[i], "%04zu-第%zu章_夜雨山路.js", i + 1, i + 1);
+		ch[i] = (ts_chapter_entry){.index = (int)i + 1,
+		                           .title = title[i],
+		                           .audio = audio[i],
+		                           .timing = {[PAGE_I] = js[i]},
+		                           .duration_s = 754};
+	}
+	ts_buf page = {0};
+	CHECK(ts_readalong_html(&page, "书", ch, N) == 0);
+	CHECK(page.len < 512 * 1024);
+	CHECK(count(page.data, "<li>") == N && count(page.data, "data-js=") == 0);
+	CHECK(strstr(page.data, "<li><a href=\"3000-第3000章_夜雨山路.opus\" data-ch=\"3000\">"
+	                        "第3000章 夜雨山路</a> <small>12:34</small>\n</ol>") != NULL);
+	ts_buf_free(&page);
+}
+
+/* The text of a file of the scratch folder, or "" (malloc'd). */
+static char *slurp(const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", scratch, name);
+	FILE *f = fopen(path, "rb");
+	ts_buf b = {0};
+	char block[4096];
+	size_t got;
+	while (f && (got = fread(block, 1, sizeof block, f)) > 0)
+		ts_buf_append(&b, block, got);
+	if (f)
+		fclose(f);
+	return b.data ? b.data : ts_strdup("");
+}
+
+/* A chapter's script, as the timing files' writer makes it: the page's
+ * function called with the cues, times to the millisecond, paragraphs and
+ * speakers marked, and text that tries to become markup or to end the
+ * string kept as a JSON string. */
+static void test_script(void)
+{
+	static const char evil[] = "</script><script>alert(1)</script><!--\"\\";
+	char audio[1024], path[1100];
+	snprintf(audio, sizeof audio, "%s/001-甲.wav", scratch);
+	snprintf(path, sizeof path, "%s/001-甲.js", scratch);
+	char *tmp = ts_temp_name(path, 7);
+	ts_error err = {0};
+	if (tmp)
+		unlink(tmp); /* left by a run that failed */
+	ts_cues *c = ts_cues_open(TS_CUES_PAGE, audio, 16000, 7, &err);
+	CHECK(c != NULL && tmp != NULL);
+	if (!c || !tmp) {
+		ts_cues_abort(c);
+		free(tmp);
+		return;
+	}
+	ts_cues_paragraph(c);
+	CHECK(ts_cues_add(c, 4800, 32000, "第一章 风起", strlen("第一章 风起")) == 0);
+	CHECK(ts_cues_add(c, 32000, 72000, "天刚亮。\xE2\x80\xA8下行", 21) == 0);
+	CHECK(ts_cues_speaker(c, "王夫人") == 0);
+	ts_cues_paragraph(c);
+	CHECK(ts_cues_add(c, 72000, 96001, "“来了。”", strlen("“来了。”")) == 0);
+	CHECK(ts_cues_speaker(c, NULL) == 0);
+	CHECK(ts_cues_add(c, 96001, 112000, evil, strlen(evil)) == 0);
+	CHECK(ts_cues_finish(c, &err) == 0);
+	CHECK(rename(tmp, path) == 0);
+	free(tmp);
+	char *got = slurp("001-甲.js");
+	const char *want =
+	    "/* tingshu: a chapter's sentences for the read-along page, index.html */\n"
+	    "tingshuCues([\n"
+	    "[0.300,2.000,\"第一章 风起\",1],\n"
+	    "[2.000,4.500,\"天刚亮。 下行\"],\n"
+	    "[4.500,6.001,\"“来了。”\",1,\"王夫人\"],\n"
+	    "[6.001,7.000,\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/"
+	    "script\\u003e\\u003c!--\\\"\\\\\"]\n"
+	    "]);\n";
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "the chapter's script differs\n--- want:\n%s--- got:\n%s", want,
+		        got);
+		check_failures++;
+	}
+	free(got);
+	/* The row is not a --timing choice of its own. */
+	unsigned mask = 0;
+	CHECK(ts_cues_parse("js", &mask) == TS_EINVAL);
+	CHECK(ts_cues_parse("srt,vtt,lrc,json", &mask) == 0 && mask == 15);
+}
+
+/* Book text that tries to become markup stays text everywhere the page
+ * puts it: the title, a chapter title, a file name. */
 static void test_escaping(void)
 {
 	static const char evil[] = "</script><script>alert(1)</script><!--<b x='1' y=\"2\">&amp;";
-	ts_buf vtt = {0};
-	/* The first sentence as a timing file writer escapes it, the second
-	 * with line separators and a backslash. */
-	ts_buf_printf(&vtt, "WEBVTT\n\n00:00.000 --> 00:01.000\n");
-	for (const char *e = evil; *e; e++)
-		ts_buf_printf(&vtt, "%s",
-		              *e == '&'   ? "&amp;"
-		              : *e == '<' ? "&lt;"
-		              : *e == '>' ? "&gt;"
-		                          : (char[]){*e, 0});
-	ts_buf_printf(&vtt,
-	              "\n\n00:01.000 --> 00:02.000\n&lt;/script&gt;&lt;script&gt;alert(2)&lt;/"
-	              "script&gt; \xE2\x80\xA8 &#x2029; \\u003c\n");
-	write_text("001-evil.vtt", vtt.data);
-	ts_buf_free(&vtt);
 	ts_chapter_entry ch = {.index = 1,
 	                       .title = evil,
 	                       .audio = "001-a#b?c%20d&e'f\"g<h>:i/j\\k l.wav",
-	                       .vtt = "001-evil.vtt",
+	                       .timing = {[PAGE_I] = "001-a#b?c%20d&e'f\"g<h>:i/j\\k l.js"},
 	                       .duration_s = 2};
 	ts_buf page = {0};
-	diag_count = 0;
-	CHECK(ts_readalong_html(&page, scratch, evil, &ch, 1, on_diag, NULL) == 0);
-	CHECK(diag_count == 0);
+	CHECK(ts_readalong_html(&page, evil, &ch, 1) == 0);
 	const char *p = page.data;
 	/* One element of each kind the page makes itself, and no other. */
-	CHECK(count(p, "<script") == 2 && count(p, "</script") == 2);
+	CHECK(count(p, "<script") == 1 && count(p, "</script") == 1);
 	CHECK(count(p, "<style") == 1 && count(p, "<!--") == 0);
 	CHECK(count(p, "<b ") == 0 && count(p, "<b>") == 0 && count(p, "alert(1)</") == 0);
 	/* The titles as HTML text, in <title>, <h1>, <h2> and the list. */
@@ -292,16 +318,12 @@ static void test_escaping(void)
 	    "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--&lt;b x=&#39;1&#39; "
 	    "y=&quot;2&quot;&gt;&amp;amp;";
 	CHECK(count(p, esc) == 4);
-	/* The sentences as JSON that cannot close its <script>; line
-	 * separators as spaces, a literal backslash-u kept apart from escapes. */
-	CHECK(strstr(p, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e"
-	                "\\u003c!--\\u003cb x='1' y=\\\"2\\\"\\u003e\\u0026amp;\"") != NULL);
-	CHECK(strstr(p, "\"\\u003c/script\\u003e\\u003cscript\\u003ealert(2)\\u003c/script\\u003e "
-	                "    \\\\u003c\"") != NULL);
 	/* The file name as a relative URL: nothing that ends the attribute,
-	 * starts a query, a fragment, a scheme or a folder. */
+	 * starts a query, a fragment, a scheme or a folder; its script is the
+	 * audio's name with .js, so the page is not told it. */
 	CHECK(strstr(p, "href=\"001-a%23b%3Fc%2520d%26e%27f%22g%3Ch%3E%3Ai%2Fj%5Ck%20l.wav\"") !=
 	      NULL);
+	CHECK(count(p, "data-js=") == 0);
 	ts_buf_free(&page);
 }
 
@@ -338,6 +360,8 @@ int main(int argc, char **argv)
 	test_vtt();
 	test_speaker();
 	test_page(argv[1]);
+	test_page_size();
+	test_script();
 	test_escaping();
 	return check_done("test_readalong");
 }
