@@ -27,8 +27,8 @@
  * often, not for every chapter, so that a book of thousands of short
  * chapters costs what a book of a hundred long ones does, while the
  * folder shows a build's progress within seconds; and, should writing
- * them take long (a page of every sentence of a long book), at most this
- * share of the time. */
+ * them take long (a slow disk, a book of tens of thousands of
+ * chapters), at most this share of the time. */
 #define BOOK_FILES_EVERY_S 2.0
 #define BOOK_FILES_SHARE   0.05
 
