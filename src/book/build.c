@@ -138,11 +138,11 @@ static void on_event(void *ud, const ts_worker_event *ev)
 		break;
 	}
 	}
-	/* A failure fails the chapters landed (see report_chapters). */
-	ts_error e = {0};
 	if (p->plan->nlanded && ts_seconds() - p->plan->written_at >=
-	                            fmax(BOOK_FILES_EVERY_S, p->plan->write_s / BOOK_FILES_SHARE))
+	                            fmax(BOOK_FILES_EVERY_S, p->plan->write_s / BOOK_FILES_SHARE)) {
+		ts_error e = {0}; /* a failure fails the chapters landed (report_chapters) */
 		ts_folder_flush(p->plan, NULL, p->results, &e);
+	}
 	if (p->ev->progress && ev->kind != TS_EV_TICK)
 		report_progress(p);
 }
