@@ -22,6 +22,16 @@
  * several dB, the default target next to none (bench/README.md). */
 #define HEAVY_LIMITING_DB 3.0
 
+/* How long chapters built wait to be put in place with the book files: a
+ * build writes those (the whole manifest, playlist and page) at most this
+ * often, not for every chapter, so that a book of thousands of short
+ * chapters costs what a book of a hundred long ones does, while the
+ * folder shows a build's progress within seconds; and, should writing
+ * them take long (a slow disk, a book of tens of thousands of
+ * chapters), at most this share of the time. */
+#define BOOK_FILES_EVERY_S 2.0
+#define BOOK_FILES_SHARE   0.05
+
 static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -43,7 +53,7 @@ static void diag(const ts_plan *p, ts_level level, const char *fmt, ...)
 /* ---- progress ------------------------------------------------------- */
 
 typedef struct progress {
-	const ts_plan *plan;
+	ts_plan *plan;
 	const ts_build_events *ev;
 	size_t total_chars;
 	size_t done_chars; /* of finished chapters */
@@ -99,6 +109,7 @@ static void on_event(void *ud, const ts_worker_event *ev)
 	size_t i = ev->chapter;
 	switch (ev->kind) {
 	case TS_EV_READY: p->rate = (int)ev->samples; return;
+	case TS_EV_TICK: break;
 	case TS_EV_STARTED:
 	case TS_EV_PROGRESS:
 		p->partial[i] = ev->chars_done;
@@ -122,10 +133,17 @@ static void on_event(void *ud, const ts_worker_event *ev)
 			     "[%zu/%zu] %s: %.1f s, %zu sentences, %zu characters",
 			     p->chapters_done, p->chapters, p->plan->names[i],
 			     p->rate ? (double)r->samples / p->rate : 0.0, r->sentences, r->chars);
+		if (r->err.code == 0 || r->err.code == TS_EEMPTY) /* at its temporary names */
+			p->plan->nlanded += !p->plan->landed[i], p->plan->landed[i] = 1;
 		break;
 	}
 	}
-	if (p->ev->progress)
+	if (p->plan->nlanded && ts_seconds() - p->plan->written_at >=
+	                            fmax(BOOK_FILES_EVERY_S, p->plan->write_s / BOOK_FILES_SHARE)) {
+		ts_error e = {0}; /* a failure fails the chapters landed (report_chapters) */
+		ts_folder_flush(p->plan, NULL, p->results, &e);
+	}
+	if (p->ev->progress && ev->kind != TS_EV_TICK)
 		report_progress(p);
 }
 
@@ -191,10 +209,12 @@ static int plan_work(ts_plan *p, work *w, ts_error *err)
 {
 	size_t n = p->n;
 	p->keys = calloc(n, sizeof *p->keys);
+	p->listed = calloc(n ? n : 1, sizeof *p->listed);
+	p->landed = calloc(n ? n : 1, 1);
 	w->todo = calloc(n, 1);
 	w->old = calloc(n, sizeof *w->old);
 	ts_record *r = malloc(sizeof *r);
-	if (!p->keys || !w->todo || !w->old || !r) {
+	if (!p->keys || !p->listed || !p->landed || !w->todo || !w->old || !r) {
 		free(r);
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	}
@@ -308,13 +328,6 @@ static void report_chapters(const ts_plan *p, const ts_chapter_result *res, int 
 		    p->names[heaviest]);
 }
 
-/* A chapter lands with the book files that include it (in the process
- * that spoke it): the book files say at once what the folder holds. */
-static int land_chapter(const void *ud, const ts_landing *l, ts_error *err)
-{
-	return ts_folder_land(ud, l, err);
-}
-
 /* The job of the worker pool for the chapters of w. */
 static ts_workers_job pool_job(const ts_plan *p, const work *w)
 {
@@ -324,15 +337,16 @@ static ts_workers_job pool_job(const ts_plan *p, const work *w)
 	                        .todo = w->todo,
 	                        .outdir = p->o.outdir,
 	                        .keys = p->keys,
-	                        .land = land_chapter,
-	                        .land_ud = p,
-	                        .aac_bit_rate = ts_wholebook_aac_rate(p)};
+	                        .aac_bit_rate = ts_wholebook_aac_rate(p),
+	                        .tick_s = BOOK_FILES_EVERY_S};
 }
 
 /* The worker pool over the chapters to build, progress reported as it
- * goes; then the files the rebuilt chapters no longer make are removed. */
+ * goes, the chapters put in place with the book files every few seconds
+ * and at the end (ts_folder_write_book(): *complete); then the files the
+ * rebuilt chapters no longer make are removed. */
 static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_summary *sum,
-                    ts_error *err)
+                    int *complete, ts_error *err)
 {
 	size_t n = p->n;
 	ts_build_events none = {0};
@@ -357,6 +371,13 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 	}
 	ts_workers_job job = pool_job(p, w);
 	rc = ts_workers_run(&job, prog.results, &stats, on_event, &prog, err);
+	ts_error werr = {0};
+	int wrc = 0;
+	/* Stopped, what it made goes into place all the same. */
+	if (rc || (p->o.cancel && *p->o.cancel))
+		ts_folder_flush(p, NULL, prog.results, &werr);
+	else
+		wrc = ts_folder_write_book(p, prog.results, complete, &werr);
 	if (p->o.cancel && *p->o.cancel) {
 		sum->built = prog.built; /* its summary says what it made */
 		sum->audio_s = prog.rate ? (double)prog.built_samples / prog.rate : 0;
@@ -372,6 +393,8 @@ static int run_pool(ts_plan *p, work *w, const ts_build_events *ev, ts_build_sum
 			ts_folder_remove_superseded(p, i, w->old[i], code == TS_EEMPTY);
 	}
 	report_chapters(p, prog.results, stats.sample_rate, w, sum);
+	if (wrc)
+		rc = wrc, *err = werr;
 out:
 	free(prog.partial);
 	free(prog.partial_samples);
@@ -405,7 +428,6 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 {
 	double t0 = ts_seconds();
 	work w = {0};
-	size_t present = 0;
 	int complete = 0;
 	char id[TS_HASH_HEX];
 	memset(sum, 0, sizeof *sum);
@@ -433,11 +455,10 @@ int ts_plan_build(ts_plan *p, const ts_build_events *ev, ts_build_summary *sum, 
 	/* A book being built again says so before anything changes; if it
 	 * cannot (a full disk), nothing is built: the book files would go on
 	 * calling the chapters about to change up to date. */
-	if (w.ntodo && (rc = ts_folder_write_book(p, &present, &complete, err)))
+	if (w.ntodo && (rc = ts_folder_write_book(p, NULL, &complete, err)))
 		goto out;
-	if (w.ntodo && (rc = run_pool(p, &w, ev, sum, err)))
-		goto out;
-	if ((rc = ts_folder_write_book(p, &present, &complete, err)))
+	if ((rc = w.ntodo ? run_pool(p, &w, ev, sum, &complete, err)
+	                  : ts_folder_write_book(p, NULL, &complete, err)))
 		goto out;
 	/* The whole-book files once the book is whole. */
 	if (complete && (rc = ts_wholebook_update(p, err)))

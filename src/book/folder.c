@@ -195,24 +195,23 @@ static int same_content(const char *path, const ts_buf *text)
 	return same && off == text->len;
 }
 
-/* The book files, from the records: the read-along page (its list of
+/* The book files, from the entries e: the read-along page (its list of
  * chapters; their text is in their own files), playlist.m3u and
  * manifest.json.  Each is written at its temporary name, those whose
  * bytes change (an up-to-date book is not touched), and then all are put
- * in place together, after the files of the chapter landing (l, may be
- * NULL) and the manifest last: book files that tell of one state of the
- * folder. */
+ * in place together, after the nl files the caller landed in tmp and put
+ * (which have room for 3 more) and the manifest last: book files that
+ * tell of one state of the folder. */
 static int put_book_files(const ts_plan *p, const ts_build_settings *set, const ts_chapter_entry *e,
-                          size_t n, const ts_landing *l, long pid, ts_error *err)
+                          size_t n, char **tmp, char **put, size_t nl, ts_error *err)
 {
 	static const char *const names[3] = {"index.html", "playlist.m3u", "manifest.json"};
 	const char *title = ts_book_title(p->book);
 	ts_buf text[3] = {{0}};
-	char path[3][PATH_MAX], *tmp[TS_RECORD_FILES + 4] = {0}, *put[TS_RECORD_FILES + 4];
-	size_t nl = l ? l->n : 0, k = nl;
+	char path[3][PATH_MAX];
+	size_t k = nl;
+	long pid = (long)getpid();
 	int rc = 0;
-	for (size_t i = 0; i < nl; i++)
-		tmp[i] = l->tmp[i], put[i] = l->path[i];
 	if (ts_readalong_html(&text[0], title, e, n))
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 	ts_playlist(&text[1], title, e, n);
@@ -248,72 +247,103 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 /* Longest wait for another build to finish writing the book files. */
 #define BOOK_LOCK_WAIT_S 60.0
 
-/* The record of chapter i, from the folder or, for the chapter landing,
- * from its temporary file: 1, 0 when there is none, or a negative code. */
-static int chapter_record(const ts_plan *p, const ts_landing *l, size_t i, ts_record *r,
-                          ts_error *err)
+/* Chapter i as its record r says (had: there is one) into p->listed[i];
+ * the files of a chapter landing (at their temporary names) are not
+ * looked for in the folder. */
+static void list_chapter(const ts_plan *p, size_t i, const ts_record *r, int had, int landing)
 {
-	if (l && l->chapter == i)
-		return ts_record_read_at(l->tmp[l->n - 1], r, err);
-	return ts_record_read(p->o.outdir, p->names[i], r, err);
+	ts_listed *s = &p->listed[i];
+	s->state = TS_LISTED_NOT;
+	if (had && r->empty && p->keys && strcmp(r->key, p->keys[i]) == 0)
+		s->state = TS_LISTED_EMPTY;
+	else if (had && record_matches(p, i, r) &&
+	         (landing || ts_record_files_ok(p->o.outdir, r))) {
+		s->state = TS_LISTED_NAMED;
+		chapter_entry(p, i, r, &s->entry);
+		s->synth_rate = r->synth_rate;
+		s->wpm = r->wpm;
+	}
 }
 
-/* ts_folder_write_book(), and ts_folder_land() with l. */
-static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, int *complete,
-                      ts_error *err)
+/* Chapter i from its record in the folder into p->listed[i].  0, or a
+ * code with err filled: short of memory, a record is not taken for one
+ * missing (the book files would leave its chapter out). */
+static int read_chapter(const ts_plan *p, size_t i, ts_record *r, ts_error *err)
 {
-	ts_chapter_entry *e = calloc(p->n ? p->n : 1, sizeof *e);
-	ts_record *r = malloc(sizeof *r);
-	int rc = 0, synth_rate = 0, wpm = 0, locked = 0;
-	long pid = l ? l->owner_pid : (long)getpid();
-	int at_end = l == NULL; /* the build's own call, not a chapter landing */
+	ts_error re = {0};
+	int got = ts_record_read(p->o.outdir, p->names[i], r, &re);
+	if (ts_error_retryable(got))
+		return ts_error_set(err, got, "%s", ts_error_msg(&re));
+	list_chapter(p, i, r, got == 1, 0);
+	return 0;
+}
+
+/* Chapter i, landed: its record, at its temporary name, into
+ * p->listed[i]; the temporary names of the files it names and then of
+ * the record into tmp, their places into put, from *k on.  0, or a code
+ * with err filled. */
+static int take_landed(const ts_plan *p, size_t i, ts_record *r, char **tmp, char **put, size_t *k,
+                       ts_error *err)
+{
+	long pid = (long)getpid();
+	char path[PATH_MAX], *rec = ts_record_file(p->o.outdir, p->names[i]);
+	char *rec_tmp = rec ? ts_temp_name(rec, pid) : NULL;
+	ts_error re = {0};
+	int got = rec_tmp ? ts_record_read_at(rec_tmp, r, &re) : TS_ENOMEM, rc = 0;
+	if (got != 1)
+		rc = got == 0 ? ts_error_set(err, TS_EIO, "%s: no record of the chapter", rec_tmp)
+		              : ts_error_set(err, got, "%s", ts_error_msg(&re));
+	/* The timing files, the audio (the record's first), the AAC, the record. */
+	for (size_t f = 1; !rc && f <= r->nfiles; f++, (*k)++) {
+		ts_plan_path(p, r->files[f % r->nfiles], path);
+		if (!(put[*k] = ts_strdup(path)) || !(tmp[*k] = ts_temp_name(path, pid)))
+			rc = ts_error_set(err, TS_ENOMEM, NULL);
+	}
+	if (!rc) { /* the chapter's AAC (workers.c), if its worker made one */
+		char *aac = ts_record_aac_file(p->o.outdir, p->names[i]);
+		char *aac_tmp = aac ? ts_temp_name(aac, pid) : NULL;
+		if (!aac_tmp)
+			free(aac), rc = ts_error_set(err, TS_ENOMEM, NULL);
+		else if (access(aac_tmp, F_OK) == 0)
+			tmp[*k] = aac_tmp, put[(*k)++] = aac;
+		else
+			free(aac), free(aac_tmp);
+	}
+	if (!rc) {
+		tmp[*k] = rec_tmp, put[(*k)++] = rec;
+		list_chapter(p, i, r, 1, 1);
+		return 0;
+	}
+	free(rec);
+	free(rec_tmp);
+	return rc;
+}
+
+/* The entries the book files name, from p->listed, into e: how many.
+ * *complete: every chapter is named and up to date or has nothing to
+ * speak, and every input could be read. */
+static size_t book_entries(const ts_plan *p, ts_chapter_entry *e, int *complete)
+{
 	size_t k = 0;
-	*complete = 1;
-	*present = 0;
-	if (!e || !r) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL);
-		goto out;
-	}
-	/* Builds of other chapters into the folder write these files too:
-	 * one at a time, each from the records as they are then. */
-	if ((rc = ts_lock_wait(p->o.outdir, "book", BOOK_LOCK_WAIT_S, err)))
-		goto out;
-	locked = 1;
+	*complete = !p->inputs_failed;
 	for (size_t i = 0; i < p->n; i++) {
-		ts_error re = {0};
-		int landing = l && l->chapter == i;
-		int got = chapter_record(p, l, i, r, &re), had = got == 1;
-		/* Short of memory, a record is not taken for one missing: the
-		 * book files would leave its chapter out. */
-		if (ts_error_retryable(got) || (landing && !had)) {
-			rc = ts_error_set(err, got ? got : TS_EIO, "%s", ts_error_msg(&re));
-			goto out;
-		}
-		if (had && r->empty && p->keys && strcmp(r->key, p->keys[i]) == 0)
-			continue; /* nothing to speak: not in the book */
-		if (!had || !record_matches(p, i, r) ||
-		    (!landing && !ts_record_files_ok(p->o.outdir, r))) {
-			*complete = 0;
+		const ts_listed *s = &p->listed[i];
+		*complete &= s->state != TS_LISTED_NOT;
+		if (s->state != TS_LISTED_NAMED)
 			continue;
-		}
-		chapter_entry(p, i, r, &e[k]);
+		e[k] = s->entry;
 		*complete &= !e[k++].outdated;
-		if (!synth_rate)
-			synth_rate = r->synth_rate, wpm = r->wpm;
 	}
-	*present = k;
-	/* An input that could not be read leaves its chapters out of the plan:
-	 * the book is not whole, and their files stay. */
-	if (p->inputs_failed)
-		*complete = 0;
-	if (k == 0) {
-		if (l) /* a chapter with nothing to speak: its record alone */
-			rc = ts_commit_files(p->o.outdir, l->tmp, l->path, l->n, pid, err);
-		l = NULL;
-		goto out;
-	}
+	return k;
+}
+
+/* The settings the manifest tells, of a book whose first chapter named
+ * is first. */
+static ts_build_settings book_settings(const ts_plan *p, const ts_listed *first, int complete)
+{
+	int synth_rate = first ? first->synth_rate : 0;
 	ts_build_settings set = {.voice = &p->rd.voice,
-	                         .wpm = wpm,
+	                         .wpm = first ? first->wpm : 0,
 	                         .rate_factor = p->o.rate,
 	                         .sample_rate = ts_master_out_rate(&p->mo, p->fmt, synth_rate),
 	                         .synth_rate = synth_rate,
@@ -323,38 +353,108 @@ static int write_book(const ts_plan *p, const ts_landing *l, size_t *present, in
 	                         .ceiling_dbtp = p->mo.ceiling_dbtp,
 	                         .quality = p->o.quality,
 	                         .author = p->o.author,
-	                         .complete = *complete,
+	                         .complete = complete,
 	                         .dialogue_voices = p->voicing.dialogue != NULL,
 	                         .cast = p->cast,
 	                         .ncast = p->ncast};
 	for (int b = 0; b < TS_BOOK_KINDS; b++)
 		set.book_files[b] = p->whole[b].listed;
-	rc = put_book_files(p, &set, e, k, l, pid, err);
-	l = NULL; /* its files are in place, or gone */
+	return set;
+}
+
+/* The chapters landed are done with: on failure (rc) each fails with err
+ * and is listed as the folder still has it. */
+static void landed_done(ts_plan *p, int rc, ts_chapter_result *res, const ts_error *err, double t0)
+{
+	ts_record r;
+	for (size_t i = 0; p->nlanded && i < p->n; i++) {
+		if (!p->landed[i])
+			continue;
+		p->landed[i] = 0;
+		p->nlanded--;
+		if (!rc)
+			continue;
+		if (res)
+			res[i].err = *err;
+		p->listed[i].state = TS_LISTED_NOT;
+		read_chapter(p, i, &r, NULL);
+	}
+	p->written_at = ts_seconds();
+	p->write_s = p->written_at - t0;
+}
+
+/* ts_folder_write_book() with reread, else ts_folder_flush(). */
+static int write_book(ts_plan *p, int reread, const ts_landing *l, ts_chapter_result *res,
+                      int *complete, ts_error *err)
+{
+	size_t cap = p->nlanded * (TS_RECORD_FILES + 2) + (l ? l->n : 0) + 3, k = 0, owned, n;
+	ts_chapter_entry *e = calloc(p->n ? p->n : 1, sizeof *e);
+	char **tmp = calloc(cap, sizeof *tmp), **put = calloc(cap, sizeof *put);
+	ts_record *r = malloc(sizeof *r);
+	int rc = 0, locked = 0;
+	double t0 = ts_seconds();
+	if (!e || !tmp || !put || !r) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL);
+		goto out;
+	}
+	/* Builds of other chapters into the folder write these files too:
+	 * one at a time, each from the records as they are then. */
+	if ((rc = ts_lock_wait(p->o.outdir, "book", BOOK_LOCK_WAIT_S, err)))
+		goto out;
+	locked = 1;
+	for (size_t i = 0; i < p->n && !rc; i++)
+		if (p->landed[i])
+			rc = take_landed(p, i, r, tmp, put, &k, err);
+		else if (reread)
+			rc = read_chapter(p, i, r, err);
+	if (rc)
+		goto out;
+	n = book_entries(p, e, complete);
+	for (size_t i = 0; l && i < l->n; i++)
+		tmp[k + i] = l->tmp[i], put[k + i] = l->path[i];
+	owned = k, k += l ? l->n : 0, l = NULL;
+	if (n == 0) /* the records of chapters with nothing to speak alone */
+		rc = k ? ts_commit_files(p->o.outdir, tmp, put, k, (long)getpid(), err) : 0;
+	else {
+		const ts_listed *first = p->listed;
+		while (first->state != TS_LISTED_NAMED)
+			first++;
+		ts_build_settings set = book_settings(p, first, *complete);
+		rc = put_book_files(p, &set, e, n, tmp, put, k, err);
+	}
+	k = owned; /* all in place, or gone */
 	/* What the book no longer has goes once the book is whole (when the
-	 * build says so at its end, not as a chapter lands). */
-	if (!rc && *complete && at_end)
+	 * build says so at its end, not as chapters land). */
+	if (!rc && *complete && reread)
 		ts_folder_remove_stale(p);
 out:
 	if (locked)
 		ts_lock_release(p->o.outdir, "book");
 	for (size_t i = 0; l && i < l->n; i++)
 		ts_unlink_in(p->o.outdir, l->tmp[i]); /* not put in place */
+	for (size_t i = 0; tmp && i < k; i++) {
+		if (rc && tmp[i])
+			ts_unlink_in(p->o.outdir, tmp[i]); /* not handed over */
+		free(tmp[i]);
+		free(put[i]);
+	}
+	landed_done(p, rc, res, err, t0);
 	free(e);
+	free(tmp);
+	free(put);
 	free(r);
 	return rc;
 }
 
-int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err)
+int ts_folder_write_book(ts_plan *p, ts_chapter_result *res, int *complete, ts_error *err)
 {
-	return write_book(p, NULL, present, complete, err);
+	return write_book(p, 1, NULL, res, complete, err);
 }
 
-int ts_folder_land(const ts_plan *p, const ts_landing *l, ts_error *err)
+int ts_folder_flush(ts_plan *p, const ts_landing *l, ts_chapter_result *res, ts_error *err)
 {
-	size_t present;
 	int complete;
-	return write_book(p, l, &present, &complete, err);
+	return write_book(p, 0, l, res, &complete, err);
 }
 
 /* Remove outdir/name, a file a record names. */
@@ -365,16 +465,19 @@ static void remove_file(const ts_plan *p, const char *name)
 	unlink(path);
 }
 
-/* Is name one of the files the plan's chapters make? */
+/* Is name one of the files the plan's chapters make?  Only those of the
+ * chapter whose number it starts with can be (NNN-: plan.c): a book of
+ * thousands of chapters is not searched for each file. */
 static int planned_file(const ts_plan *p, const char *name)
 {
-	for (size_t i = 0; i < p->n; i++) {
-		if (strcmp(p->names[i], name) == 0)
+	if (name[0] < '0' || name[0] > '9')
+		return 0;
+	size_t i = (size_t)strtoul(name, NULL, 10) - (size_t)p->base;
+	if (i >= p->n || strcmp(p->names[i], name) == 0)
+		return i < p->n;
+	for (int t = 0; t < TS_CUES_NFORMATS; t++)
+		if (p->timing[i][t] && strcmp(p->timing[i][t], name) == 0)
 			return 1;
-		for (int t = 0; t < TS_CUES_NFORMATS; t++)
-			if (p->timing[i][t] && strcmp(p->timing[i][t], name) == 0)
-				return 1;
-	}
 	return 0;
 }
 

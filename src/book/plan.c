@@ -306,6 +306,8 @@ void ts_plan_free(ts_plan *p)
 	free(p->timing);
 	free(p->selected);
 	free(p->keys);
+	free(p->listed);
+	free(p->landed);
 	ts_book_free(p->book);
 	ts_dialogue_free(p->voicing.dialogue);
 	for (size_t i = 0; i < p->ncast; i++)

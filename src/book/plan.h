@@ -18,6 +18,26 @@
 #include "book/records.h"
 #include "tingshu.h"
 
+/* A chapter as the book files name it. */
+typedef enum ts_listing {
+	TS_LISTED_NOT, /* not named: missing, not as planned, or damaged (the book is not whole) */
+	TS_LISTED_NAMED, /* named, as entry says */
+	TS_LISTED_EMPTY, /* nothing to speak (an empty record of its key): not in the book */
+} ts_listing;
+
+/* Files to put in place with the book files (ts_folder_flush()):
+ * tmp[i], a temporary name (ts_temp_name() of this process), at path[i]. */
+typedef struct ts_landing {
+	char *const *tmp, *const *path;
+	size_t n;
+} ts_landing;
+
+typedef struct ts_listed {
+	ts_listing state;
+	ts_chapter_entry entry;
+	int synth_rate, wpm; /* of its record */
+} ts_listed;
+
 struct ts_plan {
 	ts_build_opts o; /* its strings are the caller's */
 	ts_reading rd;
@@ -41,6 +61,14 @@ struct ts_plan {
 	size_t ncast, cast_cap;
 	/* While building. */
 	char (*keys)[TS_HASH_HEX]; /* of each chapter */
+	/* What the book files said when last written, per chapter; the
+	 * chapters built since, their files at their temporary names (the
+	 * record names them), to be put in place with the next book files;
+	 * and when (ts_seconds()) they were last written, in how long. */
+	ts_listed *listed;
+	char *landed;
+	size_t nlanded;
+	double written_at, write_s;
 	/* Each whole-book file of --book, by its row of ts_book_kinds. */
 	struct {
 		char key[TS_HASH_HEX]; /* of the file the book makes now */
@@ -97,22 +125,26 @@ int ts_folder_open(const ts_plan *p, ts_error *err);
  * any build of this machine that is gone (see ts_temp_sweep). */
 void ts_folder_sweep(const ts_plan *p, long pid);
 
-/* manifest.json, playlist.m3u and index.html from the chapter records:
- * exactly the chapters whose files are in the folder, the book marked
- * complete when every chapter is there and up to date (p->keys), or known
- * to have nothing to speak (an empty record of its key); once it
- * is, the files of chapters it no longer has go (ts_folder_remove_stale).
- * When no chapter is there yet, nothing is written and *present is 0.
- * Done under the folder's "book" lock.  0, or a code with err filled. */
-int ts_folder_write_book(const ts_plan *p, size_t *present, int *complete, ts_error *err);
+/* manifest.json, playlist.m3u and index.html from the chapter records,
+ * each read again (p->listed gets what they say): exactly the chapters
+ * whose files are in the folder, the book marked complete when every
+ * chapter is there and up to date (p->keys), or known to have nothing to
+ * speak (an empty record of its key); once it is, the files of chapters
+ * it no longer has go (ts_folder_remove_stale).  The chapters landed
+ * (p->landed) go into place with them (ts_folder_flush()).  When no
+ * chapter is there yet, no book file is written.  0, or a code with err
+ * filled. */
+int ts_folder_write_book(ts_plan *p, ts_chapter_result *res, int *complete, ts_error *err);
 
-/* Put the files of chapter l->chapter in place together with the book
- * files remade to include it (its record read from its temporary file),
- * all or none (ts_commit_files()), under the "book" lock: the book files
- * never lag behind the chapters, whichever process runs short of disk or
- * memory.  The temporary files are gone either way.  0, or a code with
- * err filled. */
-int ts_folder_land(const ts_plan *p, const ts_landing *l, ts_error *err);
+/* The book files from p->listed, with the files of the chapters built
+ * since they were written (p->landed: each as its record, at its
+ * temporary name, says) and then l's (may be NULL) put in place before
+ * them, all or none (ts_commit_files()), under the folder's "book" lock:
+ * a book file never names a file that is not there.  The temporary files
+ * are gone either way; on failure each chapter landed fails with err
+ * (res[chapter], when res is not NULL) and is as it was before.  0, or a
+ * code with err filled. */
+int ts_folder_flush(ts_plan *p, const ts_landing *l, ts_chapter_result *res, ts_error *err);
 
 /* Remove what no chapter of the plan owns any more: the files and record
  * of each recorded chapter not in the plan (only files its record

@@ -275,9 +275,9 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 		goto fail;
 	}
 	/* The file, its key, then the manifest that names it. */
-	ts_landing l = {.chapter = SIZE_MAX, .tmp = tmp, .path = put, .n = 2, .owner_pid = pid};
+	ts_landing l = {.tmp = tmp, .path = put, .n = 2};
 	p->whole[k].listed = p->whole[k].name;
-	if ((rc = ts_folder_land(p, &l, err)))
+	if ((rc = ts_folder_flush(p, &l, NULL, err)))
 		p->whole[k].listed = NULL;
 	else if (old[0] && strcmp(old, p->whole[k].name) != 0) {
 		ts_plan_path(p, old, path); /* the file of the book's former title */

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,14 +112,14 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 	return rc;
 }
 
-/* Put the files of chapter idx, just built and left at their temporary
- * names, in place with its record (see records.h): the timing files, the
- * audio, the record last, all or none (with job->land, the book files
- * too).  A chapter found to have nothing
- * to speak (TS_EEMPTY) gets a record without files, so that later builds
- * skip it as up to date.  A failure fails the chapter, which is then as it
- * was before, and a later build makes it again; so does one spoken from
- * an input that changed after the plan made its key (TS_ECHANGED). */
+/* Make ready the files of chapter idx, just built and left at their
+ * temporary names, with its record (see records.h): the timing files,
+ * the audio, the AAC (with job->aac_bit_rate), the record last.  With job->keys they are left there
+ * for the caller to put in place (workers.h), else put in place now, all or none.  A chapter found
+ * to have nothing to speak (TS_EEMPTY) gets a record without files, so that later builds skip it as
+ * up to date.  A failure fails the chapter, which is then as it was before, and a later build makes
+ * it again; so does one spoken from an input that changed after the plan made its key
+ * (TS_ECHANGED). */
 static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
                         ts_chapter_result *res, const char *spoken_key)
 {
@@ -178,16 +179,9 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 	}
 	if (rc == TS_ENOMEM)
 		ts_error_set(&res->err, rc, "out of memory");
-	ts_landing l = {.chapter = (size_t)idx,
-	                .tmp = tmp,
-	                .path = path,
-	                .n = n + (job->keys != NULL),
-	                .owner_pid = cj->owner_pid};
-	if (!rc && job->land)
-		job->land(job->land_ud, &l, &res->err);
-	else if (!rc)
-		ts_commit_files(job->outdir, tmp, path, l.n, cj->owner_pid, &res->err);
-	else /* what was made; a name out of memory leaves its file to the sweep */
+	if (!rc && !job->keys)
+		ts_commit_files(job->outdir, tmp, path, n, cj->owner_pid, &res->err);
+	else if (rc) /* what was made; a name out of memory leaves its file to the sweep */
 		for (size_t i = 0; i <= n; i++)
 			if (tmp[i])
 				ts_unlink_in(job->outdir, tmp[i]);
@@ -319,28 +313,40 @@ typedef struct worker {
 	int ready; /* eSpeak NG started */
 } worker;
 
+/* A chapter to build, by its length. */
+typedef struct by_length {
+	size_t chars, i;
+} by_length;
+
+/* Longer first; of the same length, the first in the book. */
+static int longer_first(const void *a, const void *b)
+{
+	const by_length *x = a, *y = b;
+	if (x->chars != y->chars)
+		return x->chars < y->chars ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* The chapters to build (todo[i] set; all when todo is NULL), longest
  * first; *count gets how many. */
 static size_t *longest_first(const ts_book *b, const char *todo, size_t *count)
 {
 	size_t all = ts_book_count(b), n = 0;
 	size_t *order = malloc((all ? all : 1) * sizeof *order);
-	if (!order)
+	by_length *l = malloc((all ? all : 1) * sizeof *l);
+	if (!order || !l) {
+		free(order);
+		free(l);
 		return NULL;
+	}
 	for (size_t i = 0; i < all; i++)
 		if (!todo || todo[i])
-			order[n++] = i;
+			l[n++] = (by_length){ts_book_chapter(b, i)->chars, i};
+	qsort(l, n, sizeof *l, longer_first);
+	for (size_t k = 0; k < n; k++)
+		order[k] = l[k].i;
 	*count = n;
-	/* Insertion sort by length, stable: ties keep book order. */
-	for (size_t i = 1; i < n; i++) {
-		size_t x = order[i], j = i;
-		size_t cx = ts_book_chapter(b, x)->chars;
-		while (j > 0 && ts_book_chapter(b, order[j - 1])->chars < cx) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = x;
-	}
+	free(l);
 	return order;
 }
 
@@ -471,11 +477,28 @@ static void hand_out(pool *p, worker *w)
 	}
 }
 
+/* Is a message there to read?  Waits for one, telling the caller
+ * TS_EV_TICK every job->tick_s seconds meanwhile; 0 when a signal came. */
+static int message_waits(pool *p)
+{
+	struct pollfd fd = {.fd = p->res_fd, .events = POLLIN};
+	int got;
+	if (p->job->tick_s <= 0)
+		return 1;
+	while ((got = poll(&fd, 1, (int)(p->job->tick_s * 1000))) == 0)
+		event(p, (ts_worker_event){.kind = TS_EV_TICK});
+	return got > 0 || errno != EINTR;
+}
+
 /* Results until every worker has gone, or the caller cancels. */
 static void run(pool *p)
 {
 	msg m;
-	while (read_all(p->res_fd, &m, sizeof m) == 0) {
+	while (!(p->job->cancel && *p->job->cancel)) {
+		if (!message_waits(p))
+			continue;
+		if (read_all(p->res_fd, &m, sizeof m) != 0)
+			break;
 		if (p->job->cancel && *p->job->cancel)
 			break;
 		if (m.worker >= 0 && m.worker < p->nw && take_message(p, &m))

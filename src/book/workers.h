@@ -4,8 +4,8 @@
  * its own eSpeak.  The parent hands out chapters, longest first, over
  * pipes and collects results; a chapter's audio depends only on its text
  * and the settings, so the output is byte-identical for any number of
- * workers.  A worker speaks each chapter (chapter.h) and puts its files
- * in place with its record (records.h). */
+ * workers.  A worker speaks each chapter (chapter.h) and makes its files
+ * and its record (records.h). */
 #ifndef TS_WORKERS_H
 #define TS_WORKERS_H
 
@@ -23,6 +23,7 @@ typedef enum ts_worker_event_kind {
 	TS_EV_STARTED,  /* a worker began chapter `chapter` */
 	TS_EV_PROGRESS, /* chars_done / samples / finishing of a chapter being made */
 	TS_EV_DONE,     /* chapter finished (see results[chapter]) */
+	TS_EV_TICK,     /* tick_s passed without a message */
 } ts_worker_event_kind;
 
 typedef struct ts_worker_event {
@@ -35,34 +36,25 @@ typedef struct ts_worker_event {
 
 typedef void (*ts_worker_event_fn)(void *ud, const ts_worker_event *ev);
 
-/* A chapter's files made and ready to be put in place: tmp[i] at path[i]
- * for i < n, the record last; temporary names tagged with owner_pid. */
-typedef struct ts_landing {
-	size_t chapter;
-	char *const *tmp, *const *path;
-	size_t n;
-	long owner_pid;
-} ts_landing;
-
 /* What the pool builds, and how. */
 typedef struct ts_workers_job {
 	ts_chapter_job chapters;       /* how each chapter is made */
 	int workers;                   /* >= 1 */
 	volatile sig_atomic_t *cancel; /* set (by a signal handler) to stop early */
 	/* Which chapters to build (NULL: all), and where to record each one
-	 * built with its key (NULL: no records; see records.h). */
+	 * built with its key (NULL: no records, and each chapter is put in
+	 * place by its worker; see records.h).  With keys, a chapter built
+	 * (its result 0 or TS_EEMPTY) is left at the temporary names
+	 * (ts_temp_name(), owner_pid) of its files and its record, which names
+	 * them: the caller puts them in place, the record last. */
 	const char *todo;
 	const char *outdir;
 	char (*keys)[TS_HASH_HEX];
-	/* Puts a chapter's files in place, all or none, the temporary files
-	 * gone either way (NULL: ts_commit_files()); called in the process
-	 * that spoke the chapter.  0, or a code with err filled. */
-	int (*land)(const void *ud, const ts_landing *l, ts_error *err);
-	const void *land_ud;
 	/* With keys: the bit rate of each chapter's AAC, encoded from its
 	 * audio as it is made and put in place with it (records.h), for the
 	 * whole-book files; 0: none. */
 	int aac_bit_rate;
+	double tick_s; /* > 0: fn is told TS_EV_TICK when that long passes without a message */
 } ts_workers_job;
 
 typedef struct ts_workers_stats {

@@ -170,47 +170,69 @@ static int says(const char *v, size_t vl, const char *s, ts_buf *tmp)
 	return !ts_buf_error(tmp) && tmp->len == vl && memcmp(tmp->data, v, vl) == 0;
 }
 
-/* Is one of the manifest's "source" or "audio" values among names
- * (written as JSON literals in lits, each ending at end[i])?  The first
- * source into *first, *fl. */
-static int any_named(const char *text, const ts_buf *lits, const size_t *end, size_t n,
-                     const char **first, size_t *fl)
+/* A JSON string literal: its bytes, quotes included. */
+typedef struct literal {
+	const char *s;
+	size_t len;
+} literal;
+
+static int literal_cmp(const void *a, const void *b)
+{
+	const literal *x = a, *y = b;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->s, y->s, x->len);
+}
+
+/* Is one of the manifest's "source" or "audio" values among names (the
+ * n sorted literals of lits)?  The first source into *first, *fl. */
+static int any_named(const char *text, const literal *lits, size_t n, const char **first,
+                     size_t *fl)
 {
 	for (int f = 0; f < 2; f++) {
 		const char *field = f ? "\"audio\": " : "\"source\": ", *s = text, *v;
 		size_t len = strlen(field);
 		for (; (s = strstr(s, field)); s = v) {
-			size_t vl = json_literal(v = s + len);
+			literal key = {v = s + len, json_literal(s + len)};
 			if (!f && !*first)
-				*first = v, *fl = vl;
-			for (size_t i = 0, at = 0; i < n; at = end[i++])
-				if (end[i] - at == vl && memcmp(lits->data + at, v, vl) == 0)
-					return 1;
+				*first = key.s, *fl = key.len;
+			if (bsearch(&key, lits, n, sizeof *lits, literal_cmp))
+				return 1;
 		}
 	}
 	return 0;
 }
 
-/* Of ts_manifest_other_book(): the manifest's text in text. */
+/* Of ts_manifest_other_book(): the manifest's text in text.  The names
+ * are sorted: a book of thousands of chapters is not compared name by
+ * name with each of another's. */
 static int other_book(const char *text, const char *title, const char *const *names, size_t n,
                       ts_buf *what)
 {
 	ts_buf tmp = {0}, lits = {0};
 	size_t *end = calloc(n ? n : 1, sizeof *end);
+	literal *sorted = calloc(n ? n : 1, sizeof *sorted);
 	const char *t = strstr(text, "\n  \"title\": "), *first = NULL;
 	size_t tl = t ? json_literal(t += 12) : 0, fl = 0;
-	int other = end && tl && !says(t, tl, title, &tmp);
+	int other = end && sorted && tl && !says(t, tl, title, &tmp);
 	for (size_t i = 0; other && i < n; i++) {
 		ts_json_string(&lits, names[i]);
 		end[i] = lits.len;
 	}
-	if (other && !ts_buf_error(&lits))
-		other = !any_named(text, &lits, end, n, &first, &fl);
+	if (other && !ts_buf_error(&lits)) {
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = (literal){lits.data + (i ? end[i - 1] : 0),
+			                      end[i] - (i ? end[i - 1] : 0)};
+		qsort(sorted, n, sizeof *sorted, literal_cmp);
+		other = !any_named(text, sorted, n, &first, &fl);
+	}
 	if (other && ts_buf_printf(what, "%.*s", (int)tl, t) == 0 && first)
 		ts_buf_printf(what, " (from %.*s)", (int)fl, first);
-	other = !end || ts_buf_error(&tmp) || ts_buf_error(&lits) || ts_buf_error(what) ? TS_ENOMEM
-	                                                                                : other;
+	other = !end || !sorted || ts_buf_error(&tmp) || ts_buf_error(&lits) || ts_buf_error(what)
+	            ? TS_ENOMEM
+	            : other;
 	free(end);
+	free(sorted);
 	ts_buf_free(&tmp);
 	ts_buf_free(&lits);
 	return other;
