@@ -556,3 +556,16 @@ out:
 		unlink(path);
 	return rc;
 }
+
+int ts_aac_take(const char *audio, const char *audio_tmp, long owner_pid, const char *tmp,
+                const char key[TS_HASH_HEX], int bit_rate, ts_error *err)
+{
+	char *made = ts_aac_beside(audio, owner_pid);
+	int rc = !made                     ? ts_error_set(err, TS_ENOMEM, NULL)
+	         : access(made, F_OK) != 0 ? ts_aac_encode(audio_tmp, tmp, key, bit_rate, NULL, err)
+	         : rename(made, tmp) != 0
+	             ? ts_error_set(err, ts_errno_code(errno), "%s: %s", made, strerror(errno))
+	             : ts_aac_set_key(tmp, key, err);
+	free(made);
+	return rc;
+}

@@ -92,6 +92,13 @@ int ts_aac_set_key(const char *path, const char key[TS_HASH_HEX], ts_error *err)
  * when out of memory, else the caller frees it. */
 char *ts_aac_beside(const char *audio, long owner_pid);
 
+/* The AAC of the chapter file audio, written at audio_tmp, into tmp with
+ * key: the one its M4A writer left beside it (ts_aac_beside()), taken
+ * over, else encoded from audio_tmp here.  0, or a code with err
+ * filled. */
+int ts_aac_take(const char *audio, const char *audio_tmp, long owner_pid, const char *tmp,
+                const char key[TS_HASH_HEX], int bit_rate, ts_error *err);
+
 /* The tags of an M4A file. */
 typedef struct ts_aac_tags {
 	const char *title, *artist, *album; /* NULL: left out */

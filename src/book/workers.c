@@ -101,15 +101,8 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 	    !(*tmp = ts_temp_name(*path, job->chapters.owner_pid)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
-	char *made = ts_aac_beside(job->chapters.paths[idx], job->chapters.owner_pid);
-	int rc = !made ? ts_error_set(err, TS_ENOMEM, NULL)
-	         : access(made, F_OK) != 0
-	             ? ts_aac_encode(audio, *tmp, key, job->aac_bit_rate, NULL, err)
-	         : rename(made, *tmp) != 0
-	             ? ts_error_set(err, ts_errno_code(errno), "%s: %s", made, strerror(errno))
-	             : ts_aac_set_key(*tmp, key, err);
-	free(made);
-	return rc;
+	return ts_aac_take(job->chapters.paths[idx], audio, job->chapters.owner_pid, *tmp, key,
+	                   job->aac_bit_rate, err);
 }
 
 /* Make ready the files of chapter idx, just built and left at their
@@ -312,43 +305,6 @@ typedef struct worker {
 	int alive;
 	int ready; /* eSpeak NG started */
 } worker;
-
-/* A chapter to build, by its length. */
-typedef struct by_length {
-	size_t chars, i;
-} by_length;
-
-/* Longer first; of the same length, the first in the book. */
-static int longer_first(const void *a, const void *b)
-{
-	const by_length *x = a, *y = b;
-	if (x->chars != y->chars)
-		return x->chars < y->chars ? 1 : -1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* The chapters to build (todo[i] set; all when todo is NULL), longest
- * first; *count gets how many. */
-static size_t *longest_first(const ts_book *b, const char *todo, size_t *count)
-{
-	size_t all = ts_book_count(b), n = 0;
-	size_t *order = malloc((all ? all : 1) * sizeof *order);
-	by_length *l = malloc((all ? all : 1) * sizeof *l);
-	if (!order || !l) {
-		free(order);
-		free(l);
-		return NULL;
-	}
-	for (size_t i = 0; i < all; i++)
-		if (!todo || todo[i])
-			l[n++] = (by_length){ts_book_chapter(b, i)->chars, i};
-	qsort(l, n, sizeof *l, longer_first);
-	for (size_t k = 0; k < n; k++)
-		order[k] = l[k].i;
-	*count = n;
-	free(l);
-	return order;
-}
 
 /* The pool while it runs. */
 typedef struct pool {
@@ -556,7 +512,7 @@ int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_wor
                    ts_worker_event_fn fn, void *ud, ts_error *err)
 {
 	size_t n = ts_book_count(job->chapters.book), norder = 0;
-	size_t *order = longest_first(job->chapters.book, job->todo, &norder);
+	size_t *order = ts_book_longest_first(job->chapters.book, job->todo, &norder);
 	int nw = job->workers < 1 ? 1 : job->workers;
 	if ((size_t)nw > norder)
 		nw = norder ? (int)norder : 1;

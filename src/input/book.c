@@ -345,3 +345,38 @@ int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, l
 	in->added++;
 	return 0;
 }
+
+/* A chapter, by its length (ts_book_longest_first()). */
+typedef struct by_length {
+	size_t chars, i;
+} by_length;
+
+/* Longer first; of the same length, the first in the book. */
+static int longer_first(const void *a, const void *b)
+{
+	const by_length *x = a, *y = b;
+	if (x->chars != y->chars)
+		return x->chars < y->chars ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+size_t *ts_book_longest_first(const ts_book *b, const char *pick, size_t *count)
+{
+	size_t all = ts_book_count(b), n = 0;
+	size_t *order = malloc((all ? all : 1) * sizeof *order);
+	by_length *l = malloc((all ? all : 1) * sizeof *l);
+	if (!order || !l) {
+		free(order);
+		free(l);
+		return NULL;
+	}
+	for (size_t i = 0; i < all; i++)
+		if (!pick || pick[i])
+			l[n++] = (by_length){ts_book_chapter(b, i)->chars, i};
+	qsort(l, n, sizeof *l, longer_first);
+	for (size_t k = 0; k < n; k++)
+		order[k] = l[k].i;
+	*count = n;
+	free(l);
+	return order;
+}

@@ -109,6 +109,11 @@ const char *ts_book_cover(const ts_book *b);
  * before). */
 const char *ts_book_title(const ts_book *b);
 size_t ts_book_count(const ts_book *b);
+/* The numbers of b's chapters that pick marks (pick[i] set; all when pick
+ * is NULL), the longest first (of the same length, the first in the
+ * book): the order in which a pool of workers ends soonest.  *count gets
+ * how many; NULL when out of memory, else the caller frees it. */
+size_t *ts_book_longest_first(const ts_book *b, const char *pick, size_t *count);
 const ts_chapter *ts_book_chapter(const ts_book *b, size_t i);
 
 /* ---- filling a book: for the kinds of input (src/input only) ---- */
