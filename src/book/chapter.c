@@ -44,8 +44,10 @@ static int feed_title_body(const ts_chapter_job *job, const ts_feed *f, ts_front
 {
 	const ts_chapter *ch = f->ch;
 	int rc = 0;
-	/* The title goes through the same front end (第3章 -> 第三章). */
-	if (ch->title_spoken && (rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
+	/* The title goes through the same front end (第3章 -> 第三章); a
+	 * volume's name only at the volume's start (book.h). */
+	const char *heading = ch->title + ch->spoken_at;
+	if (ch->title_spoken && (rc = ts_frontend_feed(fe, heading, strlen(heading), 1)))
 		return rc;
 	if (f->body && (rc = f->body(f->ud)))
 		return rc;

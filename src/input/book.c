@@ -303,8 +303,8 @@ static int has_han(const char *s)
 	return 0;
 }
 
-int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, long end, long line,
-                      size_t chars)
+int ts_intake_chapter(ts_intake *in, const char *title, size_t spoken_at, int front, long start,
+                      long end, long line, size_t chars)
 {
 	ts_book *b = in->book;
 	if (chars == 0 && !front) {
@@ -336,6 +336,10 @@ int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, l
 		if ((unsigned char)*t < 0x20 || *t == 0x7F)
 			*t = ' ';
 	c->title_spoken = has_han(title);
+	/* Only while the title still holds the heading after the cut. */
+	size_t n = strlen(c->title);
+	if (spoken_at < n && strncmp(c->title, title, spoken_at + 1) == 0)
+		c->spoken_at = spoken_at;
 	c->front_matter = front;
 	c->start = start;
 	c->end = end;

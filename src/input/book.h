@@ -46,6 +46,9 @@ typedef struct ts_chapter {
 	char *display;    /* name to show the user ("stdin" for -) */
 	char *title;      /* heading, file name or book title */
 	int title_spoken; /* the title has Chinese text worth speaking */
+	size_t spoken_at; /* what is spoken of it is title + spoken_at: a
+	                     chapter after its volume's first is titled with
+	                     the volume, but does not say it again */
 	int front_matter; /* text before the first heading of a book */
 	long start, end;  /* byte range of the body in source */
 	long line;        /* line of the heading, or of the first line of text */
@@ -175,12 +178,13 @@ typedef struct ts_intake {
 	size_t warned;       /* warnings of this input, said or not */
 } ts_intake;
 
-/* Add a chapter: its title (cut, control characters made spaces), the
- * byte range [start, end) of its body in the source, the line it starts
- * on, its non-space characters.  A chapter with no text (but front
- * matter) is skipped with a warning.  0 or TS_ENOMEM. */
-int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, long end, long line,
-                      size_t chars);
+/* Add a chapter: its title (cut, control characters made spaces) and
+ * where in it the heading spoken starts (0: all of it is), the byte range
+ * [start, end) of its body in the source, the line it starts on, its
+ * non-space characters.  A chapter with no text (but front matter) is
+ * skipped with a warning.  0 or TS_ENOMEM. */
+int ts_intake_chapter(ts_intake *in, const char *title, size_t spoken_at, int front, long start,
+                      long end, long line, size_t chars);
 /* A warning about the input: said now, or kept back while in->hold. */
 void ts_intake_warn(ts_intake *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The input is read.  keep: say the warnings kept back (and how many more

@@ -5,7 +5,8 @@
 # volume in their titles, chapter numbers that start again in a new
 # volume, 第1234章 and 第一千二百三十四章, story lines that only look like
 # headings, and a chapter posted twice in a row, kept once with a warning
-# that names FILE:LINE of the copy.
+# that names FILE:LINE of the copy; built, a volume's name is spoken at
+# its first chapter only.
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
@@ -87,4 +88,13 @@ err_has dry '网文.txt:22: heading "第一卷 潜龙在渊 第3章 雨夜" repe
 # 第2章 holds its text once (3 lines, 79 characters), not twice.
 grep -q $'^003-[^\t]*\t网文.txt:12\t79 chars\t' "$RUN_OUT" ||
 	fail "chapter 3 is not 第2章 with its text once: $(sed -n 4p "$RUN_OUT")"
+
+# Spoken, a volume's name is said at its first chapter only: the first
+# cue (the heading as spoken) of each chapter's .srt; the titles keep it.
+printf '第一卷 潜龙在渊\n第1章 少年\n他醒了。\n第2章 下山\n他走了。\n第二卷 风起云涌 第1章 入京\n京城很大。\n第二卷 风起云涌 第2章 见驾\n皇帝来了。\n' >卷.txt
+run 0 vol "$TINGSHU" build --loudness off --timing srt -o vol 卷.txt || e2e_finish
+heard=$(for f in vol/*.srt; do sed -n 3p "$f"; done | paste -sd '|')
+[ "$heard" = '第一卷 潜龙在渊 第1章 少年|第2章 下山|第二卷 风起云涌 第1章 入京|第2章 见驾' ] ||
+	fail "the chapters' spoken headings are: $heard"
+[ -f vol/002-第一卷_潜龙在渊_第2章_下山.wav ] || fail "chapter 2's file: $(ls vol)"
 e2e_finish
