@@ -274,7 +274,8 @@ static const char text_head[] =
     "their own, then their paragraphs), or - for standard input.\n"
     "The lines of a web novel that are the site's or the uploader's (ads, 本章完,\n"
     "requests for votes) are not spoken: they print as empty lines, and --dropped\n"
-    "lists them.\n";
+    "lists them.  A chapter's copy that a build skips (reposted files repeat\n"
+    "one) prints as empty lines too, with the build's warning.\n";
 
 static const char pinyin_head[] =
     "Usage: tingshu pinyin [OPTIONS] FILE...\n"

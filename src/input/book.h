@@ -98,6 +98,14 @@ int ts_book_set_encoding(ts_book *b, const char *name);
 int ts_book_add(ts_book *b, const char *path);
 
 const char *ts_book_errmsg(const ts_book *b);
+/* Send the diagnostics from now on to fn(ud) (NULL: nowhere). */
+void ts_book_set_diag(ts_book *b, ts_diag_fn fn, void *ud);
+/* The chapters skipped as copies of the chapter before them (split.c),
+ * as the lines of the file they were in, heading to last line of text:
+ * how many, and the i-th's first and last line.  For a reader of one
+ * file (ts_reader_open_file()), which does not show them. */
+size_t ts_book_skip_count(const ts_book *b);
+void ts_book_skip(const ts_book *b, size_t i, long *first, long *last);
 /* Path of the UTF-8 text of the last file scanned: the file itself, or
  * its decoded temporary copy.  NULL before a file was scanned; valid
  * until ts_book_free(). */
@@ -174,6 +182,7 @@ typedef struct ts_intake {
 	const char *source;  /* the UTF-8 file the chapters are byte ranges of */
 	int hold;            /* the input may be undone: keep its warnings back */
 	size_t added;        /* chapters added */
+	size_t skipped;      /* copies skipped (ts_intake_skip()) */
 	ts_buf held;         /* warnings kept back, NUL-separated */
 	size_t warned;       /* warnings of this input, said or not */
 } ts_intake;
@@ -185,6 +194,9 @@ typedef struct ts_intake {
  * skipped with a warning.  0 or TS_ENOMEM. */
 int ts_intake_chapter(ts_intake *in, const char *title, size_t spoken_at, int front, long start,
                       long end, long line, size_t chars);
+/* A copy of the chapter before it, lines first..last, is skipped (the
+ * warning is the caller's).  0 or TS_ENOMEM. */
+int ts_intake_skip(ts_intake *in, long first, long last);
 /* A warning about the input: said now, or kept back while in->hold. */
 void ts_intake_warn(ts_intake *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The input is read.  keep: say the warnings kept back (and how many more

@@ -59,6 +59,7 @@ typedef struct scan {
 	long body_start;
 	long title_line; /* line of the heading, or of the first text line */
 	long body_end;
+	long body_last; /* line of the last text of the body */
 	size_t body_chars;
 	char vol[HEAD_BYTES * 2];    /* the volume the chapters are in, or "" */
 	ts_repeat rep;               /* the chapter before, to find it again */
@@ -87,6 +88,8 @@ static int close_chapter(scan *sc)
 		               "%s:%ld: chapter \"%s\" repeats the chapter at line %ld; "
 		               "this copy is skipped",
 		               sc->in.display, sc->title_line, sc->title, kept_line);
+		if ((rc = ts_intake_skip(&sc->in, sc->title_line, sc->body_last)))
+			return rc;
 	} else {
 		if (again == TS_REPEAT_OTHER)
 			ts_intake_warn(&sc->in,
@@ -311,6 +314,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 	}
 	if (li->chars > 0) {
 		sc->body_end = li->end;
+		sc->body_last = lineno;
 		sc->body_chars += li->chars;
 		if (sc->mode_book && !sc->front)
 			ts_repeat_line(&sc->rep, li->hash, li->chars);
