@@ -109,9 +109,13 @@ grep -qx '网文.txt:16: dropped (chapter repeated): 第2章 下山' "$RUN_OUT" 
 # Spoken, a volume's name is said at its first chapter only: the first
 # cue (the heading as spoken) of each chapter's .srt; the titles keep it.
 printf '第一卷 潜龙在渊\n第1章 少年\n他醒了。\n第2章 下山\n他走了。\n第二卷 风起云涌 第1章 入京\n京城很大。\n第二卷 风起云涌 第2章 见驾\n皇帝来了。\n' >卷.txt
-run 0 vol "$TINGSHU" build --loudness off --timing srt -o vol 卷.txt || e2e_finish
+run 0 vol "$TINGSHU" build --loudness off --timing srt,vtt --book epub -o vol 卷.txt || e2e_finish
 heard=$(for f in vol/*.srt; do sed -n 3p "$f"; done | paste -sd '|')
 [ "$heard" = '第一卷 潜龙在渊 第1章 少年|第2章 下山|第二卷 风起云涌 第1章 入京|第2章 见驾' ] ||
 	fail "the chapters' spoken headings are: $heard"
 [ -f vol/002-第一卷_潜龙在渊_第2章_下山.wav ] || fail "chapter 2's file: $(ls vol)"
+# The EPUB's heading keeps the volume, unspoken, before the heading spoken.
+epub=$(ls vol/*.epub 2>/dev/null | head -1)
+[ -n "$epub" ] && unzip -p "$epub" EPUB/c002.xhtml | grep -qF '<h1>第一卷 潜龙在渊 <span id="s1">第2章 下山</span></h1>' ||
+	fail "the EPUB's chapter 2 heading: $([ -n "$epub" ] && unzip -p "$epub" EPUB/c002.xhtml | grep h1)"
 e2e_finish
