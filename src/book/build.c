@@ -231,8 +231,8 @@ static int plan_work(ts_plan *p, work *w, ts_error *err)
 		if (due == TS_DUE_EMPTY) {
 			const ts_chapter *ch = ts_book_chapter(p->book, i);
 			diag(p, TS_WARNING,
-			     "%s:%ld: chapter \"%s\" has nothing to speak (no words, only "
-			     "punctuation or symbols); skipped",
+			     "%s:%ld: chapter \"%s\" has nothing to speak (no words, or only "
+			     "the site's: see tingshu text --dropped); skipped",
 			     ch->display, ch->line, ch->title);
 			w->empty++;
 			continue;

@@ -37,6 +37,12 @@ static void no_voice(void *ud, const ts_voice *v, const char *speaker)
 	(void)ud, (void)v, (void)speaker;
 }
 
+static void count_dropped(void *ud, long line, const ts_unspoken *u, const char *text, size_t len)
+{
+	(void)line, (void)u, (void)text, (void)len;
+	++*(size_t *)ud;
+}
+
 /* The chapter's title, when it is spoken, then its body: 0 or a code,
  * err filled for a body that cannot be read. */
 static int feed_title_body(const ts_chapter_job *job, const ts_feed *f, ts_frontend *fe,
@@ -44,8 +50,10 @@ static int feed_title_body(const ts_chapter_job *job, const ts_feed *f, ts_front
 {
 	const ts_chapter *ch = f->ch;
 	int rc = 0;
-	/* The title goes through the same front end (第3章 -> 第三章). */
-	if (ch->title_spoken && (rc = ts_frontend_feed(fe, ch->title, strlen(ch->title), 1)))
+	/* The title goes through the same front end (第3章 -> 第三章); a
+	 * volume's name only at the volume's start (book.h). */
+	const char *heading = ch->title + ch->spoken_at;
+	if (ch->title_spoken && (rc = ts_frontend_feed(fe, heading, strlen(heading), 1)))
 		return rc;
 	if (f->body && (rc = f->body(f->ud)))
 		return rc;
@@ -53,7 +61,8 @@ static int feed_title_body(const ts_chapter_job *job, const ts_feed *f, ts_front
 	if (!rd)
 		return ts_error_set(err, rc, "%s: cannot read: %s", ch->display, ts_strerror(rc));
 	/* The site's lines of a web novel are not read (hence not keyed). */
-	rc = ts_reader_set_filter(rd, job->boilerplate, job->boilerplate_flags, NULL, NULL);
+	rc = ts_reader_set_filter(rd, job->boilerplate, job->boilerplate_flags,
+	                          f->dropped ? count_dropped : NULL, f->dropped);
 	if (!rc && job->voicing)
 		rc = ts_feed_voiced(rd, fe, job->voicing, job->voice,
 		                    f->voice ? f->voice : no_voice, f->ud);
@@ -340,6 +349,7 @@ static int speak_text(chapter_run *r, const ts_chapter_job *job, const ts_chapte
 {
 	ts_chapter_result *res = r->res;
 	ts_buf warn = {0};
+	size_t dropped = 0;
 	r->in_title = ch->title_spoken;
 	ts_feed f = {.ch = ch,
 	             .chunk = on_chunk,
@@ -347,6 +357,7 @@ static int speak_text(chapter_run *r, const ts_chapter_job *job, const ts_chapte
 	             .voice = want_voice,
 	             .body = on_body,
 	             .unreadable = &warn,
+	             .dropped = &dropped,
 	             .ud = r};
 	int rc = ts_feed_chapter(job, &f, &res->err);
 	if (!rc && r->quotes)
@@ -356,8 +367,15 @@ static int speak_text(chapter_run *r, const ts_chapter_job *job, const ts_chapte
 		         "%s: chapter \"%s\": characters the voice cannot read: %s", ch->display,
 		         ch->title, warn.data);
 	ts_buf_free(&warn);
-	/* Punctuation alone has characters, and eSpeak says nothing. */
-	if (!rc && !r->body_heard && !ch->title_spoken)
+	/* Punctuation alone has characters, and eSpeak says nothing; the
+	 * site's lines have words, but are not read. */
+	if (!rc && !r->body_heard && !ch->title_spoken && dropped)
+		rc = ts_error_set(&res->err, TS_EEMPTY,
+		                  "%s:%ld: chapter \"%s\" has nothing to speak: its only words are "
+		                  "the site's or the uploader's, which are not spoken (see tingshu "
+		                  "text --dropped); skipped",
+		                  ch->display, ch->line, ch->title);
+	else if (!rc && !r->body_heard && !ch->title_spoken)
 		rc = ts_error_set(&res->err, TS_EEMPTY,
 		                  "%s:%ld: chapter \"%s\" has nothing to speak (no words, only "
 		                  "punctuation or symbols); skipped",

@@ -68,6 +68,7 @@ typedef struct ts_feed {
 	ts_voice_fn voice;
 	int (*body)(void *ud); /* after the title, before the body: 0 or a code to stop */
 	ts_buf *unreadable;    /* gets the characters the voice cannot read, if any */
+	size_t *dropped;       /* if not NULL, counts the lines dropped as the site's */
 	void *ud;
 } ts_feed;
 

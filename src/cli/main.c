@@ -233,11 +233,15 @@ static const char build_head[] =
     "Make an audiobook: one audio file per chapter, a manifest and a playlist.\n"
     "\n"
     "INPUT is a .txt file (one chapter, or a whole book that is split at its\n"
-    "chapter headings: 第N章/回/节/卷/集/部, 楔子, 序章, 尾声, 番外 ...), an EPUB\n"
-    "without DRM (chapters from its table of contents; title, author and cover\n"
-    "from its metadata), a directory of .txt files (each a chapter, in natural\n"
-    "order: 2 before 10), or - for standard input.  Text before the first heading\n"
-    "of a book becomes its front matter.\n"
+    "chapter headings), an EPUB without DRM (chapters from its table of\n"
+    "contents; title, author and cover from its metadata), a directory of .txt\n"
+    "files (each a chapter, in natural order: 2 before 10), or - for standard\n"
+    "input.  Text before the first heading of a book becomes its front matter.\n"
+    "Headings: 第N章, 第N回, 第N节, 第N集 (N in Arabic, full-width or Chinese\n"
+    "numerals: 第12章, 第１２章, 第一千二百三十四章); volumes 第N卷/部/篇, 卷N,\n"
+    "VIP卷, 正文卷, whose chapters' titles start with the volume (spoken at its\n"
+    "first chapter only); 楔子, 序章, 引子, 尾声, 后记, 番外 ...  A chapter posted\n"
+    "twice in a row is built once, with a warning.\n"
     "Text may be UTF-8, UTF-16 with a byte-order mark, GB18030/GBK/GB2312 or Big5;\n"
     "the encoding is detected.\n";
 
@@ -274,7 +278,8 @@ static const char text_head[] =
     "their own, then their paragraphs), or - for standard input.\n"
     "The lines of a web novel that are the site's or the uploader's (ads, 本章完,\n"
     "requests for votes) are not spoken: they print as empty lines, and --dropped\n"
-    "lists them.\n";
+    "lists them.  A chapter's copy that a build skips (reposted files repeat\n"
+    "one) prints as empty lines too, with the build's warning.\n";
 
 static const char pinyin_head[] =
     "Usage: tingshu pinyin [OPTIONS] FILE...\n"

@@ -32,6 +32,8 @@ struct ts_book {
 	int swept;                     /* the temporary files of dead runs were removed */
 	const ts_boilerplate *bp;      /* requests cut off titles; NULL: none */
 	unsigned bp_flags;
+	long *skip; /* first and last lines of the copies skipped, in pairs */
+	size_t nskip, skipcap;
 };
 
 void ts_book_diag(ts_book *b, ts_level level, const char *fmt, ...)
@@ -111,11 +113,29 @@ void ts_book_free(ts_book *b)
 		free(b->temps[i]);
 	}
 	free(b->temps);
+	free(b->skip);
 	free(b->title);
 	free(b->author);
 	free(b->encoding);
 	free(b->text_path);
 	free(b);
+}
+
+void ts_book_set_diag(ts_book *b, ts_diag_fn fn, void *ud)
+{
+	b->diag = fn;
+	b->ud = ud;
+}
+
+size_t ts_book_skip_count(const ts_book *b)
+{
+	return b->nskip;
+}
+
+void ts_book_skip(const ts_book *b, size_t i, long *first, long *last)
+{
+	*first = b->skip[2 * i];
+	*last = b->skip[2 * i + 1];
 }
 
 void ts_book_set_cancel(ts_book *b, volatile sig_atomic_t *flag)
@@ -251,6 +271,18 @@ void ts_book_drop_temp(ts_book *b)
 
 /* ---- adding an input's chapters ----------------------------------- */
 
+int ts_intake_skip(ts_intake *in, long first, long last)
+{
+	ts_book *b = in->book;
+	if (TS_GROW(b->skip, b->skipcap, 2 * b->nskip + 2))
+		return TS_ENOMEM;
+	b->skip[2 * b->nskip] = first;
+	b->skip[2 * b->nskip + 1] = last;
+	b->nskip++;
+	in->skipped++;
+	return 0;
+}
+
 void ts_intake_warn(ts_intake *in, const char *fmt, ...)
 {
 	char msg[TS_MSG_MAX];
@@ -282,6 +314,8 @@ void ts_intake_done(ts_intake *in, int keep)
 	} else {
 		for (; in->added > 0; in->added--)
 			chapter_clear(&b->ch[--b->n]);
+		b->nskip -= in->skipped;
+		in->skipped = 0;
 	}
 	in->warned = 0;
 	ts_buf_free(&in->held);
@@ -303,8 +337,8 @@ static int has_han(const char *s)
 	return 0;
 }
 
-int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, long end, long line,
-                      size_t chars)
+int ts_intake_chapter(ts_intake *in, const char *title, size_t spoken_at, int front, long start,
+                      long end, long line, size_t chars)
 {
 	ts_book *b = in->book;
 	if (chars == 0 && !front) {
@@ -336,6 +370,10 @@ int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, l
 		if ((unsigned char)*t < 0x20 || *t == 0x7F)
 			*t = ' ';
 	c->title_spoken = has_han(title);
+	/* Only while the title still holds the heading after the cut. */
+	size_t n = strlen(c->title);
+	if (spoken_at < n && strncmp(c->title, title, spoken_at + 1) == 0)
+		c->spoken_at = spoken_at;
 	c->front_matter = front;
 	c->start = start;
 	c->end = end;

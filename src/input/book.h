@@ -46,6 +46,9 @@ typedef struct ts_chapter {
 	char *display;    /* name to show the user ("stdin" for -) */
 	char *title;      /* heading, file name or book title */
 	int title_spoken; /* the title has Chinese text worth speaking */
+	size_t spoken_at; /* what is spoken of it is title + spoken_at: a
+	                     chapter after its volume's first is titled with
+	                     the volume, but does not say it again */
 	int front_matter; /* text before the first heading of a book */
 	long start, end;  /* byte range of the body in source */
 	long line;        /* line of the heading, or of the first line of text */
@@ -95,6 +98,14 @@ int ts_book_set_encoding(ts_book *b, const char *name);
 int ts_book_add(ts_book *b, const char *path);
 
 const char *ts_book_errmsg(const ts_book *b);
+/* Send the diagnostics from now on to fn(ud) (NULL: nowhere). */
+void ts_book_set_diag(ts_book *b, ts_diag_fn fn, void *ud);
+/* The chapters skipped as copies of the chapter before them (split.c),
+ * as the lines of the file they were in, heading to last line of text:
+ * how many, and the i-th's first and last line.  For a reader of one
+ * file (ts_reader_open_file()), which does not show them. */
+size_t ts_book_skip_count(const ts_book *b);
+void ts_book_skip(const ts_book *b, size_t i, long *first, long *last);
 /* Path of the UTF-8 text of the last file scanned: the file itself, or
  * its decoded temporary copy.  NULL before a file was scanned; valid
  * until ts_book_free(). */
@@ -176,16 +187,21 @@ typedef struct ts_intake {
 	const char *source;  /* the UTF-8 file the chapters are byte ranges of */
 	int hold;            /* the input may be undone: keep its warnings back */
 	size_t added;        /* chapters added */
+	size_t skipped;      /* copies skipped (ts_intake_skip()) */
 	ts_buf held;         /* warnings kept back, NUL-separated */
 	size_t warned;       /* warnings of this input, said or not */
 } ts_intake;
 
-/* Add a chapter: its title (cut, control characters made spaces), the
- * byte range [start, end) of its body in the source, the line it starts
- * on, its non-space characters.  A chapter with no text (but front
- * matter) is skipped with a warning.  0 or TS_ENOMEM. */
-int ts_intake_chapter(ts_intake *in, const char *title, int front, long start, long end, long line,
-                      size_t chars);
+/* Add a chapter: its title (cut, control characters made spaces) and
+ * where in it the heading spoken starts (0: all of it is), the byte range
+ * [start, end) of its body in the source, the line it starts on, its
+ * non-space characters.  A chapter with no text (but front matter) is
+ * skipped with a warning.  0 or TS_ENOMEM. */
+int ts_intake_chapter(ts_intake *in, const char *title, size_t spoken_at, int front, long start,
+                      long end, long line, size_t chars);
+/* A copy of the chapter before it, lines first..last, is skipped (the
+ * warning is the caller's).  0 or TS_ENOMEM. */
+int ts_intake_skip(ts_intake *in, long first, long last);
 /* A warning about the input: said now, or kept back while in->hold. */
 void ts_intake_warn(ts_intake *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The input is read.  keep: say the warnings kept back (and how many more

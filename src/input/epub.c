@@ -56,7 +56,7 @@ static int epub_chapters(ts_intake *in, const ts_epub_book *eb)
 		if (c->chars == 0 && !c->front && i + 1 < eb->chapters && !eb->chapter[i + 1].front)
 			snprintf(joined, sizeof joined, "%s", title);
 		else if (c->chars > 0 || !c->front)
-			rc = ts_intake_chapter(in, title, c->front, c->start, c->end, c->line,
+			rc = ts_intake_chapter(in, title, 0, c->front, c->start, c->end, c->line,
 			                       c->chars);
 	}
 	if (!rc && in->added == 0)

@@ -27,6 +27,7 @@ struct ts_reader {
 	void *dropped_ud;
 	long line;    /* of the piece to come, from 1 */
 	int mid_line; /* the piece to come continues a line */
+	size_t skip;  /* the book's next copy of a chapter skipped, not shown */
 };
 
 ts_reader *ts_reader_open(const ts_chapter *ch, int *err)
@@ -81,6 +82,19 @@ static size_t filter_line(ts_reader *r, size_t n)
 	while (n >= 3 && memcmp(r->piece + n - 3, "\xe3\x80\x80", 3) == 0) /* U+3000 */
 		n -= 3;
 	return n;
+}
+
+/* Is the line to come in a copy of a chapter that a build skips (a
+ * reader of a whole file)?  Lines come in order, and so do the copies. */
+static int skipped_line(ts_reader *r)
+{
+	long first, last;
+	for (; r->book && r->skip < ts_book_skip_count(r->book); r->skip++) {
+		ts_book_skip(r->book, r->skip, &first, &last);
+		if (r->line <= last)
+			return r->line >= first;
+	}
+	return 0;
 }
 
 static int fill(ts_reader *r)
@@ -146,8 +160,14 @@ int ts_reader_next(ts_reader *r, const char **text, size_t *len, int *line_end)
 	}
 	if (n > 0 && r->piece[n - 1] == '\r')
 		n--;
-	if (r->check && !r->mid_line && *line_end)
+	if (skipped_line(r)) {
+		static const ts_unspoken copy = {.reason = "chapter repeated", .whole = 1};
+		if (r->dropped && !r->mid_line && n > 0)
+			r->dropped(r->dropped_ud, r->line, &copy, r->piece, n);
+		n = 0;
+	} else if (r->check && !r->mid_line && *line_end) {
 		n = filter_line(r, n);
+	}
 	r->mid_line = !*line_end;
 	r->line += *line_end;
 	r->piece[n] = '\0';
@@ -168,17 +188,27 @@ void ts_reader_free(ts_reader *r)
 	free(r);
 }
 
-static void no_diag(void *ud, ts_level level, const char *msg)
+/* Where a whole file's warnings go: its errors are the caller's err. */
+typedef struct warn_to {
+	ts_diag_fn fn;
+	void *ud;
+} warn_to;
+
+static void warnings_only(void *ud, ts_level level, const char *msg)
 {
-	(void)ud, (void)level, (void)msg;
+	const warn_to *w = ud;
+	if (level == TS_WARNING && w->fn)
+		w->fn(w->ud, level, msg);
 }
 
 ts_reader *ts_reader_open_file(const char *path, const char *encoding,
-                               volatile sig_atomic_t *cancel, ts_error *err)
+                               volatile sig_atomic_t *cancel, ts_diag_fn diag, void *ud,
+                               ts_error *err)
 {
 	/* Checked and decoded as a book input is; then all of its text is
-	 * read, headings and all. */
-	ts_book *b = ts_book_new(no_diag, NULL);
+	 * read, headings and all, but for the copies of chapters skipped. */
+	warn_to w = {diag, ud};
+	ts_book *b = ts_book_new(warnings_only, &w);
 	if (!b) {
 		ts_error_set(err, TS_ENOMEM, NULL);
 		return NULL;
@@ -189,7 +219,9 @@ ts_reader *ts_reader_open_file(const char *path, const char *encoding,
 		ts_error_set(err, rc, "%s: unknown encoding", encoding);
 		goto fail;
 	}
-	if ((rc = ts_book_add(b, path))) {
+	rc = ts_book_add(b, path);
+	ts_book_set_diag(b, NULL, NULL); /* w is gone after the return */
+	if (rc) {
 		ts_error_set(err, rc, "%s", ts_book_errmsg(b));
 		goto fail;
 	}

@@ -31,13 +31,17 @@ int ts_reader_set_filter(ts_reader *r, const ts_boilerplate *bp, unsigned flags,
                          void *ud);
 /* Open all of the text of a file (or "-"), checked and decoded like a
  * book input (encoding: an iconv name, or NULL to detect it), headings
- * included, as one body: for showing the text as it will be spoken.
- * Reading and decoding stop when *cancel is set (see
- * ts_book_set_cancel(); cancel may be NULL).  NULL with err filled on
- * failure (TS_ECANCELED when stopped).  The temporary copies it needs are
- * removed by ts_reader_free(). */
+ * included, as one body: for showing the text as it will be spoken.  The
+ * lines of a chapter's copy that a build skips (split.c) come as empty
+ * lines, and the filter's fn is told of them ("chapter repeated"); the
+ * input's warnings (that one, a chapter with no text ...) go to diag(ud)
+ * (may be NULL), as a build says them.  Reading and decoding stop when
+ * *cancel is set (see ts_book_set_cancel(); cancel may be NULL).  NULL
+ * with err filled on failure (TS_ECANCELED when stopped).  The temporary
+ * copies it needs are removed by ts_reader_free(). */
 ts_reader *ts_reader_open_file(const char *path, const char *encoding,
-                               volatile sig_atomic_t *cancel, ts_error *err);
+                               volatile sig_atomic_t *cancel, ts_diag_fn diag, void *ud,
+                               ts_error *err);
 /* ts_reader_free(NULL) does nothing. */
 void ts_reader_free(ts_reader *r);
 

@@ -15,7 +15,10 @@
  * number (楔子, 番外, 后记 ...) stands outside the volumes and takes none.
  * A volume heading with text before the next heading is a chapter of its
  * own (that text is spoken); with none, it goes before the title of the
- * heading that follows. */
+ * heading that follows.  The volume's name is spoken once, at the start
+ * of the volume: the chapters after its first say only their own
+ * heading (ts_chapter.spoken_at), decided by the file, not by which
+ * chapters a build makes. */
 #include "input/split.h"
 
 #include "input/repeat.h"
@@ -51,10 +54,12 @@ typedef struct scan {
 	int have;   /* a chapter is open */
 	int volume; /* the open chapter's heading is a volume's */
 	char title[HEAD_BYTES * 5];
+	size_t spoken_at; /* the heading spoken is title + spoken_at */
 	int front;
 	long body_start;
 	long title_line; /* line of the heading, or of the first text line */
 	long body_end;
+	long body_last; /* line of the last text of the body */
 	size_t body_chars;
 	char vol[HEAD_BYTES * 2];    /* the volume the chapters are in, or "" */
 	ts_repeat rep;               /* the chapter before, to find it again */
@@ -83,14 +88,17 @@ static int close_chapter(scan *sc)
 		               "%s:%ld: chapter \"%s\" repeats the chapter at line %ld; "
 		               "this copy is skipped",
 		               sc->in.display, sc->title_line, sc->title, kept_line);
+		if ((rc = ts_intake_skip(&sc->in, sc->title_line, sc->body_last)))
+			return rc;
 	} else {
 		if (again == TS_REPEAT_OTHER)
 			ts_intake_warn(&sc->in,
 			               "%s:%ld: heading \"%s\" repeats the one at line %ld, over "
 			               "other text; both are kept",
 			               sc->in.display, sc->title_line, sc->title, kept_line);
-		if ((rc = ts_intake_chapter(&sc->in, sc->title, sc->front, sc->body_start,
-		                            sc->body_end, sc->title_line, sc->body_chars)))
+		if ((rc = ts_intake_chapter(&sc->in, sc->title, sc->spoken_at, sc->front,
+		                            sc->body_start, sc->body_end, sc->title_line,
+		                            sc->body_chars)))
 			return rc;
 		kept = compared;
 	}
@@ -188,6 +196,7 @@ static int close_front(scan *sc)
 static void open_chapter(scan *sc, const char *title, const line_info *li, long lineno)
 {
 	snprintf(sc->title, sizeof sc->title, "%s", title);
+	sc->spoken_at = 0;
 	sc->saw_heading = 1;
 	sc->have = 1;
 	sc->front = 0;
@@ -223,6 +232,7 @@ static void open_heading(scan *sc, int kind, const char *head, int joined, const
 	size_t at = kind == TS_HEADING_VOLUME ? ts_heading_chapter_at(head, strlen(head)) : 0;
 	/* At most 600 + 1 + HEAD_BYTES bytes: it fits. */
 	snprintf(title, sizeof title, "%s%s%s", before, before[0] ? " " : "", head);
+	int same_vol = 0; /* a line that names the volume it is in again */
 	if (kind == TS_HEADING_VOLUME) {
 		/* A volume's line may hold its first chapter's heading too:
 		 * the volume is what comes before that. */
@@ -234,10 +244,17 @@ static void open_heading(scan *sc, int kind, const char *head, int joined, const
 			while (n > 0 && ((unsigned char)title[n] & 0xC0) == 0x80)
 				n--;
 		}
+		same_vol = at && !joined && strncmp(sc->vol, title, n) == 0 && sc->vol[n] == '\0';
 		snprintf(sc->vol, sizeof sc->vol, "%.*s", (int)n, title);
 	}
 	open_chapter(sc, title, li, lineno);
 	sc->volume = kind == TS_HEADING_VOLUME && !at;
+	/* The volume's name was said at its first chapter (or its own
+	 * text): the chapters after it say only their own heading. */
+	if (kind == TS_HEADING_CHAPTER && !joined && before[0])
+		sc->spoken_at = strlen(before) + 1;
+	else if (same_vol)
+		sc->spoken_at = strlen(title) - (strlen(head) - at);
 }
 
 static int on_line(scan *sc, const line_info *li, long lineno)
@@ -275,6 +292,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 			return 0;
 		sc->have = 1;
 		sc->front = sc->mode_book;
+		sc->spoken_at = 0;
 		sc->body_start = li->start;
 		sc->title_line = lineno;
 		sc->body_chars = 0;
@@ -296,6 +314,7 @@ static int on_line(scan *sc, const line_info *li, long lineno)
 	}
 	if (li->chars > 0) {
 		sc->body_end = li->end;
+		sc->body_last = lineno;
 		sc->body_chars += li->chars;
 		if (sc->mode_book && !sc->front)
 			ts_repeat_line(&sc->rep, li->hash, li->chars);

@@ -72,7 +72,15 @@ static int chapter_docs(ts_buf *x, ts_buf *smil, size_t k, const ts_epub_chapter
 	snprintf(audio, sizeof audio, "audio/c%03zu.%s", k + 1, ext);
 	int rc = xhtml_top(x, c->title);
 	rc |= ts_buf_printf(x, "<section id=\"chapter\" epub:type=\"chapter\">\n");
+	/* The title spoken, or its end: a chapter after its volume's first
+	 * says only its own heading (第2章 下山 of 第一卷 潜龙在渊 第2章 下山),
+	 * which keeps the volume before it, unspoken. */
+	size_t tl = strlen(c->title), cl = n > 0 ? strlen(cue[0].text) : 0;
 	int heading = n > 0 && strcmp(cue[0].text, c->title) == 0;
+	size_t before = 0;
+	if (!heading && cl > 0 && cl + 1 < tl && c->title[tl - cl - 1] == ' ' &&
+	    strcmp(c->title + tl - cl, cue[0].text) == 0)
+		heading = 1, before = tl - cl;
 	if (!heading) { /* the title is not spoken: a heading of its own */
 		rc |= ts_buf_printf(x, "<h1>");
 		rc |= ts_html_text(x, c->title);
@@ -87,9 +95,15 @@ static int chapter_docs(ts_buf *x, ts_buf *smil, size_t k, const ts_epub_chapter
 	*ms = 0;
 	int open = 0; /* a <p> is open */
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (i == 0 && heading)
+		if (i == 0 && heading && before) {
+			rc |= ts_buf_printf(x, "<h1>");
+			char *vol = ts_strndup(c->title, before);
+			rc |= vol ? ts_html_text(x, vol) : TS_ENOMEM;
+			free(vol);
+			rc |= ts_buf_printf(x, "<span id=\"s1\">");
+		} else if (i == 0 && heading) {
 			rc |= ts_buf_printf(x, "<h1 id=\"s1\">");
-		else {
+		} else {
 			if (open && (cue[i].paragraph || i == 1))
 				rc |= ts_buf_printf(x, "</p>\n"), open = 0;
 			if (!open)
@@ -97,7 +111,9 @@ static int chapter_docs(ts_buf *x, ts_buf *smil, size_t k, const ts_epub_chapter
 			rc |= ts_buf_printf(x, "<span id=\"s%zu\">", i + 1);
 		}
 		rc |= ts_html_text(x, cue[i].text);
-		rc |= ts_buf_printf(x, i == 0 && heading ? "</h1>\n" : "</span>");
+		rc |= ts_buf_printf(x, i == 0 && heading && before ? "</span></h1>\n"
+		                       : i == 0 && heading         ? "</h1>\n"
+		                                                   : "</span>");
 		long long b = to_ms(cue[i].start), e = to_ms(cue[i].end);
 		*ms += e - b;
 		rc |= ts_buf_printf(smil,

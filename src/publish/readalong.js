@@ -144,7 +144,8 @@
   }
 
   /* The sentences of a chapter as elements; the first cue, when it is the
-     chapter's title, gets a line of its own. */
+     chapter's title (or the end of it after a space), gets a line of its
+     own. */
   function render(list, title) {
     cues = list;
     spans = [];
@@ -164,7 +165,10 @@
     var marked = list.some(function (x) { return x[3] === 1; });
     for (var i = 0; i < list.length; i++) {
       var c = list[i];
-      var isTitle = i === 0 && squash(c[2]) === squash(title);
+      /* A chapter after its volume's first says only the end of its
+         title (第2章 下山 of 第一卷 潜龙在渊 第2章 下山). */
+      var isTitle = i === 0 && (squash(c[2]) === squash(title) ||
+                                (' ' + title.trim()).slice(-c[2].length - 1) === ' ' + c[2]);
       var starts = marked ? c[3] === 1 : c[0] - prevEnd >= PARA_GAP;
       if (!para || breakNext || isTitle || starts) {
         para = document.createElement('p');

@@ -101,12 +101,13 @@ static ts_frontend *frontend_for(const ts_text_opts *o, const ts_lang *lang, tex
 }
 
 /* One file through the front end into t (or, listing the lines dropped,
- * only read).  0, or a negative code with err filled; the characters the
- * voice cannot read are listed in unreadable. */
+ * only read); its warnings to diag(ud).  0, or a negative code with err
+ * filled; the characters the voice cannot read are listed in
+ * unreadable. */
 static int print_file(const ts_text_opts *o, const ts_reading *r, const char *path, text_run *t,
-                      ts_buf *unreadable, ts_error *err)
+                      ts_buf *unreadable, ts_diag_fn diag, void *ud, ts_error *err)
 {
-	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, o->cancel, err);
+	ts_reader *rd = ts_reader_open_file(path, o->read.encoding, o->cancel, diag, ud, err);
 	if (!rd)
 		return err->code;
 	int listing = o->mode == TS_TEXT_DROPPED;
@@ -157,7 +158,7 @@ int ts_text_print(const ts_text_opts *o, char *const *files, size_t nfiles, ts_w
 		text_run t = {.out = out, .ud = out_ud};
 		ts_error fe = {0};
 		ts_buf unreadable = {0};
-		int frc = print_file(o, &r, files[i], &t, &unreadable, &fe);
+		int frc = print_file(o, &r, files[i], &t, &unreadable, diag, ud, &fe);
 		if (t.out_rc) {
 			rc = ts_error_set(err, t.out_rc, "%s", ts_error_msg(&fe));
 			ts_buf_free(&unreadable);

@@ -79,4 +79,12 @@ run 0 rebuild "$TINGSHU" build -j2 --loudness off --timing vtt --keep-notes -o o
 grep -q 'built 2 of 3 chapters' "$RUN_ERR" || fail "--keep-notes: expected 2 of 3 chapters made again:
 $(cat "$RUN_ERR")"
 grep -q '求推荐票' out/*.vtt || fail "--keep-notes: the note is not spoken in the build"
+
+# A part of only the site's lines: the warning says so (not "only
+# punctuation or symbols"), and says it again when built again.
+printf '天才一秒记住本站地址：[青云阁] 最快更新！\n本书由青云阁整理\n第一章 山门\n他上了山。\n' >ad.txt
+run 0 ad "$TINGSHU" build --loudness off -o ad ad.txt
+err_has ad "ad.txt:1: chapter \"ad\" has nothing to speak: its only words are the site's or the uploader's, which are not spoken (see tingshu text --dropped)"
+run 0 ad_again "$TINGSHU" build --loudness off -o ad ad.txt
+err_has ad_again "ad.txt:1: chapter \"ad\" has nothing to speak (no words, or only the site's: see tingshu text --dropped)"
 e2e_finish

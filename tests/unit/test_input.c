@@ -37,6 +37,8 @@ static void dump_case(const char *name)
 		ts_buf_printf(&out, "chapter %zu: [%s]%s%s source=%s line=%ld chars=%zu\n", i,
 		              c->title, c->front_matter ? " front" : "",
 		              c->title_spoken ? " spoken" : "", c->display, c->line, c->chars);
+		if (c->spoken_at)
+			ts_buf_printf(&out, "  says [%s]\n", c->title + c->spoken_at);
 		int err = 0;
 		ts_reader *r = ts_reader_open(c, &err);
 		CHECK(r != NULL);
