@@ -402,7 +402,7 @@ int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HE
 	e.info.quiet_tail = quiet_tail(&e.info, e.loud_end);
 	header_out(&e.info, h);
 	/* The header last: a file cut short has none. */
-	if (!rc && (fflush(e.out) != 0 || ts_pwrite_full(fileno(e.out), h, HEADER, 0) != 0))
+	if (!rc && (fflush(e.out) != 0 || ts_pwrite_full(fd, h, HEADER, 0) != 0))
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
 out:
