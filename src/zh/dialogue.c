@@ -6,6 +6,7 @@
  * (dialogue_words.txt: see ts_dialogue_new()), in lists by kind. */
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/dialogue.h"
+#include "zh/quotes.h"
 
 #include "base/lines.h"
 #include "base/util.h"
@@ -94,6 +95,10 @@ struct ts_dialogue {
 	int carry;        /* who the end of the paragraph before says speaks next */
 	char carry_why[160];
 	long para, hist_para;
+	size_t unpaired; /* marks of the paragraph that did not pair */
+	int open_end;    /* its last quotation was open at its end */
+	int open_who;    /* and who says it, or NOT_SAID */
+	int continued;   /* it goes on with the open quotation of the one before */
 	char why[256];
 };
 
@@ -191,66 +196,23 @@ static uint32_t closer_of(uint32_t c)
 	}
 }
 
-static int is_apostrophe(const uint32_t *cp, size_t n, size_t i)
-{
-	return i > 0 && i + 1 < n && ts_is_alnum(cp[i - 1]) && ts_is_alnum(cp[i + 1]);
-}
-
-/* The outermost quotations of cp[0..n), as code point ranges: up to max
- * pairs [start, end) into q (closed[] says which closed); returns the
- * count. */
-static size_t find_quotes(const uint32_t *cp, size_t n, size_t (*q)[2], int *closed, size_t max)
-{
-	uint32_t stack[16];
-	size_t depth = 0, count = 0, start = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t c = cp[i], want = closer_of(c);
-		int ascii = (c == '"' || c == '\'') && !(c == '\'' && is_apostrophe(cp, n, i));
-		size_t k = depth;
-		if (ascii || !want)
-			while (k > 0 && stack[k - 1] != c)
-				k--;
-		if ((ascii || !want) && k > 0) { /* closes the mark at k-1 */
-			depth = k - 1;
-			if (depth == 0) {
-				if (count < max)
-					q[count][0] = start, q[count][1] = i + 1, closed[count] = 1;
-				count++;
-			}
-		} else if (ascii || want) {
-			if (depth == 0)
-				start = i;
-			if (depth < sizeof stack / sizeof stack[0])
-				stack[depth++] = ascii ? c : want;
-		}
-	}
-	if (depth > 0) {
-		if (count < max)
-			q[count][0] = start, q[count][1] = n, closed[count] = 0;
-		count++;
-	}
-	return count;
-}
-
 size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max)
 {
 	ts_dialogue *d = ts_dialogue_new(NULL) /* for its decoder */;
-	size_t(*q)[2] = malloc(QUOTES_MAX * sizeof *q);
-	int *closed = malloc(QUOTES_MAX * sizeof *closed);
+	ts_qspan *q = malloc(QUOTES_MAX * sizeof *q);
 	size_t count = 0;
-	if (!d || !q || !closed || decode(d, p, n))
+	if (!d || !q || decode(d, p, n))
 		goto out;
-	count = find_quotes(d->cp, d->n, q, closed, QUOTES_MAX);
+	count = ts_zh_quotes(d->cp, d->n, NULL, q, QUOTES_MAX, NULL);
 	for (size_t i = 0; i < count && i < max && i < QUOTES_MAX; i++) {
-		out[i].start = d->off[q[i][0]];
-		out[i].end = d->off[q[i][1]];
-		out[i].text_start = d->off[q[i][0] + 1];
-		out[i].closed = closed[i];
-		out[i].text_end = closed[i] ? d->off[q[i][1] - 1] : out[i].end;
+		out[i].start = d->off[q[i].start];
+		out[i].end = d->off[q[i].end];
+		out[i].text_start = d->off[q[i].text_start];
+		out[i].text_end = d->off[q[i].text_end];
+		out[i].closed = q[i].closed;
 	}
 out:
 	free(q);
-	free(closed);
 	ts_dialogue_free(d);
 	return count;
 }
@@ -353,6 +315,8 @@ void ts_dialogue_chapter(ts_dialogue *d)
 	d->partner = -1;
 	d->pending = 0;
 	d->carry = NOT_SAID;
+	d->open_end = 0;
+	d->open_who = NOT_SAID;
 }
 
 static size_t name_hash(const uint32_t *cp, size_t len)
@@ -877,7 +841,7 @@ static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * n
 
 typedef struct said {
 	size_t q[QUOTES_MAX][2];
-	int closed[QUOTES_MAX];
+	ts_qspan span[QUOTES_MAX];
 	int who[QUOTES_MAX];
 	char why[QUOTES_MAX][160];
 } said;
@@ -1200,9 +1164,20 @@ static int intro_named(ts_dialogue *d, size_t from)
  * count. */
 static size_t attribute(ts_dialogue *d, said *s)
 {
-	size_t nq = find_quotes(d->cp, d->n, s->q, s->closed, QUOTES_MAX);
+	size_t nq = ts_zh_quotes(d->cp, d->n, d->words[W_VERB], s->span, QUOTES_MAX, &d->unpaired);
 	if (nq > QUOTES_MAX)
 		nq = QUOTES_MAX;
+	for (size_t k = 0; k < nq; k++)
+		s->q[k][0] = s->span[k].start, s->q[k][1] = s->span[k].end;
+	/* A quotation over paragraphs opens each with a mark: the speaker of
+	 * the one before goes on. */
+	int opens = nq && skip_lead(d, 0, s->q[0][0]) == s->q[0][0] &&
+	            s->span[0].text_start > s->span[0].start;
+	if (d->open_end && opens && d->open_who != NOT_SAID) {
+		d->carry = d->open_who;
+		snprintf(d->carry_why, sizeof d->carry_why, "a quotation over paragraphs goes on");
+	}
+	d->continued = d->open_end && opens;
 	for (size_t i = 0; i < d->n; i++)
 		if (i == 0 || is_clause_end(d->cp[i - 1]))
 			courtesy(d, i);
@@ -1246,6 +1221,14 @@ static size_t attribute(ts_dialogue *d, said *s)
 	for (size_t k = 0; k < nq; k++)
 		if (s->who[k] == SP_PENDING)
 			s->who[k] = SP_UNKNOWN;
+	size_t text = 0;
+	while (text < d->n && ts_is_space(d->cp[text]))
+		text++;
+	if (text < d->n) { /* a blank line does not end a quotation over paragraphs */
+		d->open_end = nq && !s->span[nq - 1].closed && s->q[nq - 1][1] == d->n;
+		d->open_who =
+		    d->open_end && s->who[nq - 1] != SP_UNKNOWN ? s->who[nq - 1] : NOT_SAID;
+	}
 	/* A paragraph that ends introducing speech (从旁说：) gives its
 	 * speaker to a paragraph that starts with a quotation. */
 	size_t tail = nq ? s->q[nq - 1][1] : 0;
@@ -1317,4 +1300,11 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 	}
 	free(s);
 	return rc;
+}
+
+void ts_dialogue_marks(const ts_dialogue *d, size_t *unpaired, int *left_open, int *continued)
+{
+	*unpaired = d->unpaired;
+	*left_open = d->open_end;
+	*continued = d->continued;
 }
