@@ -819,7 +819,8 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 static size_t clause_start(const ts_dialogue *d, size_t lo, size_t b)
 {
 	while (b > lo && !is_clause_end(d->cp[b - 1]) && closer_of(d->cp[b - 1]) == 0 &&
-	       d->cp[b - 1] != 0x201D && d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
+	       d->cp[b - 1] != '"' && d->cp[b - 1] != '\'' && d->cp[b - 1] != 0x201D &&
+	       d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
 		b--;
 	return b;
 }

@@ -106,20 +106,29 @@ static int introduces(const pairing *p, size_t lo, size_t c)
 }
 
 /* Speech introduced in cp[lo..i) whose opening mark is missing (X道:好。"):
- * where it starts, just after the colon; or NONE. */
-static size_t intro_before(const pairing *p, size_t lo, size_t i)
+ * where it starts, just after the last colon that ends a speech verb
+ * (孔明曰：……愿纳军令状：……), else the last colon, else (unless
+ * verb_colon) the last comma that ends a speech verb; or NONE. */
+static size_t intro_before(const pairing *p, size_t lo, size_t i, int verb_colon)
 {
-	for (size_t c = i; c-- > lo;) {
-		if (is_mark(p, c))
-			return NONE;
-		if (introduces(p, lo, c)) {
-			c++;
-			while (c < i && ts_is_space(p->cp[c]))
-				c++;
-			return c < i ? c : NONE;
-		}
+	size_t found[3] = {NONE, NONE, NONE}; /* verb and colon, colon, verb and comma */
+	for (size_t c = i; c-- > lo && !is_mark(p, c) && found[0] == NONE;) {
+		int colon = ts_char_in(p->cp[c], "：:") != 0;
+		if (!colon && !ts_char_in(p->cp[c], "，,"))
+			continue;
+		int k = ends_verb(p, lo, c) ? (colon ? 0 : 2) : (colon ? 1 : -1);
+		if (k >= 0 && found[k] == NONE)
+			found[k] = c;
 	}
-	return NONE;
+	size_t c = found[0] != NONE   ? found[0]
+	           : verb_colon       ? NONE
+	           : found[1] != NONE ? found[1]
+	                              : found[2];
+	if (c == NONE)
+		return NONE;
+	for (c++; c < i && ts_is_space(p->cp[c]);)
+		c++;
+	return c < i ? c : NONE;
 }
 
 /* The start of the clause that introduces the mark at i. */
@@ -135,6 +144,8 @@ static size_t clause_of(const pairing *p, size_t lo, size_t i)
 
 static void emit(pairing *p, size_t start, size_t ts, size_t te, size_t end, int closed)
 {
+	while (p->count > 0 && p->count <= p->max && p->out[p->count - 1].start >= start)
+		p->count--; /* quoted inside speech whose opening mark is missing */
 	if (p->count < p->max)
 		p->out[p->count] = (ts_qspan){start, ts, te, end, closed};
 	p->count++;
@@ -145,7 +156,7 @@ static void emit(pairing *p, size_t start, size_t ts, size_t te, size_t end, int
  * before it without its opening mark, or it is dropped. */
 static void stray(pairing *p, size_t i)
 {
-	size_t c = intro_before(p, p->done, i);
+	size_t c = intro_before(p, p->done, i, 0);
 	p->unpaired++;
 	if (c != NONE)
 		emit(p, c, c, i, i + 1, 1);
@@ -164,7 +175,7 @@ static void unclosed(pairing *p, size_t o, size_t limit, int last)
 	int empty = 1;
 	for (size_t i = o + 1; i < limit && empty; i++)
 		empty = !ts_is_han(p->cp[i]) && !ts_is_alnum(p->cp[i]);
-	size_t c = after_sentence ? intro_before(p, p->done, o) : NONE;
+	size_t c = after_sentence ? intro_before(p, p->done, o, 0) : NONE;
 	if (c != NONE || empty || !last)
 		p->unpaired++; /* the convention of a quotation over paragraphs is no damage */
 	if (c != NONE) {
@@ -213,6 +224,11 @@ size_t ts_zh_quotes(const uint32_t *cp, size_t n, const char *const *verbs, ts_q
 				stray(&p, i);
 			else
 				p.unpaired++; /* closes nothing open: dropped */
+		} else if (depth == 0 && straight && pc != NONE && is_sentence_end(cp[pc]) &&
+		           (pc = intro_before(&p, p.done, i, 1)) != NONE) {
+			/* X道：好。" closes speech opened without its mark */
+			p.unpaired++;
+			emit(&p, pc, pc, i, i + 1, 1);
 		} else if (depth > 0 && cp[at[depth - 1]] == c && at[depth - 1] + 1 == i) {
 			p.unpaired++; /* an opening mark doubled */
 		} else if (depth < DEPTH_MAX) {
