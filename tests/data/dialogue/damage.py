@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Make the damaged copies of annotated files, as text found online is:
-each quotation mark (" and ' alike, opening or closing, outer or inner)
-removed or doubled at random, one mark in 30, half of them each way.
+quotation marks (" and ' alike, opening or closing, outer or inner)
+removed or doubled at random, one mark in 30 (the nearest whole number of
+each file's marks, drawn without replacement, so that luck does not make
+a copy much more or less damaged), half of them removed, half doubled.
 
 The annotations stay: {SPEAKER} right after where the opening mark was (after
 both marks when it is doubled), and {/} where each annotated quotation ends,
@@ -17,6 +19,10 @@ RATE = 30
 
 
 def damage(text, rng):
+    n = len(re.findall(r"[\"']", re.sub(r"\{[^}]*\}", "", text)))
+    picked = rng.sample(range(n), round(n / RATE))
+    removed = set(picked[:len(picked) // 2])
+    doubled = set(picked[len(picked) // 2:])
     out, counts = [], {"marks": 0, "removed": 0, "doubled": 0}
     depth = 0  # 1 inside an annotated quotation
     i = 0
@@ -33,14 +39,13 @@ def damage(text, rng):
                 if not opening and depth:
                     out.append("{/}")  # the end, before its closing mark
                 depth = 1 if opening else 0
-            counts["marks"] += 1
-            r = rng.randrange(2 * RATE)
-            if r == 0:
+            if counts["marks"] in removed:
                 counts["removed"] += 1
                 c = ""
-            elif r == 1:
+            elif counts["marks"] in doubled:
                 counts["doubled"] += 1
                 c = c + c
+            counts["marks"] += 1
         out.append(c)
         i += 1
     return "".join(out), counts

@@ -20,6 +20,8 @@ usage: score.py [--cast FILE] [--spans] [--nearest] TINGSHU FLOOR FILE.ann...
   --nearest  instead of tingshu, the plain rule "the nearest name of the
              cast before the quotation" (in the narration), scored as
              --spans: the baseline issue 36 compares with
+With --spans it also prints how many characters of the narration tingshu
+gives a person (read in a character's voice).
 VERBOSE=1 lists the misses (FILE:LINE)."""
 import os, re, subprocess, sys, tempfile
 
@@ -131,6 +133,17 @@ def score_spans(path, book, gold, owner):
     return res
 
 
+def narration_voiced(book, gold, owner):
+    """(characters of narration tingshu gives a person, characters of
+    narration): narration read in a character's voice."""
+    inside = [False] * len(book)
+    for _, s, e, _ in gold:
+        inside[s:e] = [True] * (e - s)
+    text = [i for i in range(len(book))
+            if not inside[i] and book[i] not in MARKS and not book[i].isspace()]
+    return sum(owner[i] not in (None, "-", "?") for i in text), len(text)
+
+
 def main():
     args, opts = [], {"--cast": None, "--spans": False, "--nearest": False}
     argv = sys.argv[1:]
@@ -146,6 +159,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     cast = opts["--cast"] or os.path.join(here, "cast.txt")
     right = total = named_right = named = 0
+    voiced = [0, 0]
     for path in files:
         name = os.path.basename(path)
         text = open(path, encoding="utf-8").read()
@@ -156,6 +170,9 @@ def main():
             else:
                 owner = owners_from_output(book, run_tingshu(tingshu, cast, book), name)
             res = score_spans(path, book, gold, owner)
+            v, n = narration_voiced(book, gold, owner)
+            voiced[0] += v
+            voiced[1] += n
             for ok, who, line, top, quote in res:
                 if not ok and os.environ.get("VERBOSE"):
                     print(f"  miss: {name}:{line} {who} got {top}: {quote[:30]}")
@@ -182,6 +199,8 @@ def main():
     pct = 100.0 * right / total
     print(f"all: {right}/{total} = {pct:.1f}% (floor {floor}%); "
           f"named persons: {named_right}/{named} = {100.0 * named_right / max(named, 1):.1f}%")
+    if voiced[1] and not opts["--nearest"]:
+        print(f"narration in a person's voice: {voiced[0]}/{voiced[1]} characters")
     return 0 if pct >= floor else 1
 
 
