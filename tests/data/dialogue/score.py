@@ -82,7 +82,7 @@ def run_tingshu(tingshu, cast, book):
 def owners_from_output(book, got, name):
     """Who each character of the book is attributed to (None: narration),
     placing each printed quotation at its first occurrence after the last."""
-    owner = [None] * len(book)
+    owner, why = [None] * len(book), [""] * len(book)
     cursor = lost = 0
     for g in got:
         at = book.find(g[2], cursor)
@@ -90,10 +90,11 @@ def owners_from_output(book, got, name):
             lost += 1
             continue
         owner[at:at + len(g[2])] = [g[1]] * len(g[2])
+        why[at:at + len(g[2])] = [g[3] if len(g) > 3 else ""] * len(g[2])
         cursor = at + len(g[2])
     if lost:
         print(f"{name}: {lost} printed quotations not found in the book")
-    return owner
+    return owner, why
 
 
 def owners_nearest(book, gold, names):
@@ -116,11 +117,12 @@ def owners_nearest(book, gold, names):
             i += len(hit[0])
         else:
             i += 1
-    return owner
+    return owner, [""] * len(book)
 
 
-def score_spans(path, book, gold, owner):
-    """[(right, speaker, line, got)] of the annotated quotations."""
+def score_spans(book, gold, owner, why):
+    """[(right, speaker, line, got, quotation, why)] of the annotated
+    quotations."""
     res = []
     for who, s, e, line in gold:
         chars = [i for i in range(s, e) if book[i] not in MARKS and not book[i].isspace()]
@@ -129,7 +131,8 @@ def score_spans(path, book, gold, owner):
             votes[owner[i]] = votes.get(owner[i], 0) + 1
         good = sum(n for o, n in votes.items() if o == who or (who == "-" and o is None))
         top = max(votes, key=votes.get) if votes else None
-        res.append((2 * good > len(chars), who, line, top, book[s:e]))
+        reason = next((why[i] for i in chars if owner[i] == top), "")
+        res.append((2 * good > len(chars), who, line, top, book[s:e], reason))
     return res
 
 
@@ -166,16 +169,16 @@ def main():
         if opts["--spans"] or opts["--nearest"]:
             book, gold = parse(text)
             if opts["--nearest"]:
-                owner = owners_nearest(book, gold, read_cast(cast))
+                owner, why = owners_nearest(book, gold, read_cast(cast))
             else:
-                owner = owners_from_output(book, run_tingshu(tingshu, cast, book), name)
-            res = score_spans(path, book, gold, owner)
+                owner, why = owners_from_output(book, run_tingshu(tingshu, cast, book), name)
+            res = score_spans(book, gold, owner, why)
             v, n = narration_voiced(book, gold, owner)
             voiced[0] += v
             voiced[1] += n
-            for ok, who, line, top, quote in res:
+            for ok, who, line, top, quote, reason in res:
                 if not ok and os.environ.get("VERBOSE"):
-                    print(f"  miss: {name}:{line} {who} got {top}: {quote[:30]}")
+                    print(f"  miss: {name}:{line} {who} got {top}: {quote[:30]}  ({reason})")
             ok = sum(r[0] for r in res)
             named_right += sum(r[0] for r in res if r[1] != "-")
             named += sum(r[1] != "-" for r in res)
