@@ -60,7 +60,8 @@ typedef struct name {
 	uint32_t cp[NAME_MAX_CPS];
 	size_t len;
 	int group;
-	int strong; /* seen whole before a verb, or given: preferred */
+	int strong;   /* seen whole before a verb, or given: preferred */
+	int mentions; /* times the first reading met it in the text */
 } name;
 
 typedef struct group {
@@ -449,8 +450,8 @@ static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t 
 }
 
 /* The longest known name at cp[i..end), a strong one before any other:
- * its length in *len, its group; or -1. */
-static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
+ * its length in *len, its index in names; or -1. */
+static int name_index_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 {
 	int best = -1, best_strong = 0;
 	*len = 0;
@@ -458,9 +459,16 @@ static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 		int k = find_name(d, d->cp + i, l);
 		if (k < 0 || (best_strong && !d->names[k].strong))
 			continue;
-		*len = l, best = d->names[k].group, best_strong = d->names[k].strong;
+		*len = l, best = k, best_strong = d->names[k].strong;
 	}
 	return best;
+}
+
+/* The same, its group; or -1. */
+static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
+{
+	int k = name_index_at(d, i, end, len);
+	return k < 0 ? -1 : d->names[k].group;
 }
 
 /* Short forms: a one-character name that ends a single longer name is
@@ -498,40 +506,59 @@ static void rank_speakers(ts_dialogue *d)
 	free(order);
 }
 
-/* The names one character longer that end with names[s], each name's
- * list in the order of names: head[s], then next[] (-1 ends).  Found by
- * their ends in the table, not by comparing every two names. */
+/* The longer names that end with names[s] (one character longer, and the
+ * three-character ones that end with a one-character name: 瑾 of
+ * 诸葛瑾), each name's list in the order of names: head[s], then next[]
+ * (entry 2k or 2k+1 for names[k]; -1 ends).  Found by their ends in the
+ * table, not by comparing every two names. */
 static void longer_names(const ts_dialogue *d, int *head, int *next)
 {
 	for (size_t i = 0; i < d->nnames; i++)
-		head[i] = next[i] = -1;
+		head[i] = next[2 * i] = next[2 * i + 1] = -1;
 	for (size_t k = d->nnames; k-- > 0;) {
 		const name *l = &d->names[k];
-		int s = l->len >= 2 && l->len <= 3 ? find_name(d, l->cp + 1, l->len - 1) : -1;
-		if (s >= 0)
-			next[k] = head[s], head[s] = (int)k;
+		for (size_t cut = 1; cut <= 2 && l->len >= 2 && l->len <= 3; cut++) {
+			int s = cut < l->len ? find_name(d, l->cp + cut, l->len - cut) : -1;
+			if (s >= 0 && (cut == 1 || l->len == 3))
+				next[2 * k + cut - 1] = head[s], head[s] = (int)(2 * k + cut - 1);
+		}
 	}
+}
+
+/* The person a short form names[i] stands for (飞: 张飞): the one longer
+ * name that ends with it, or of several the one the book mentions most
+ * (at least twice as often as any other); -1 for none. */
+static int short_form_of(const ts_dialogue *d, const int *head, const int *next, size_t i)
+{
+	const name *s = &d->names[i];
+	int found = -1, most = 0, second = 0, many = 0;
+	for (int e = head[i]; e >= 0; e = next[e]) {
+		const name *l = &d->names[e / 2];
+		if (l->group == s->group)
+			continue;
+		many += found >= 0 && found != l->group;
+		if (l->mentions > most || found < 0) {
+			second = most > second ? most : second;
+			most = l->mentions, found = l->group;
+		} else if (l->mentions > second) {
+			second = l->mentions;
+		}
+	}
+	return !many || (most >= 2 && most >= 2 * second) ? found : -1;
 }
 
 void ts_dialogue_settle(ts_dialogue *d)
 {
 	int *head = malloc((d->nnames ? d->nnames : 1) * sizeof *head);
-	int *next = malloc((d->nnames ? d->nnames : 1) * sizeof *next);
+	int *next = malloc((d->nnames ? 2 * d->nnames : 1) * sizeof *next);
 	if (head && next) /* short of memory: the short forms stay apart */
 		longer_names(d, head, next);
 	for (size_t i = 0; head && next && i < d->nnames; i++) {
 		name *s = &d->names[i];
-		int found = -1, many = 0;
 		if (s->len > 2)
 			continue;
-		for (int k = head[i]; k >= 0; k = next[k]) {
-			const name *l = &d->names[k];
-			if (l->group != s->group) {
-				many += found >= 0 && found != l->group;
-				found = l->group;
-			}
-		}
-		if (found >= 0 && !many && !d->groups[s->group].cast)
+		int found = short_form_of(d, head, next, i);
+		if (found >= 0 && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
 	free(head);
@@ -1250,9 +1277,11 @@ static void women(ts_dialogue *d)
 {
 	size_t len, wl;
 	for (size_t i = 0; i < d->n; i++) {
-		int g = name_at(d, i, d->n, &len);
-		if (g < 0)
+		int nk = name_index_at(d, i, d->n, &len);
+		if (nk < 0)
 			continue;
+		int g = d->names[nk].group;
+		d->names[nk].mentions++;
 		size_t e = i + len, k = e;
 		int she = word_ending(d, i, e, d->words[W_FEMALE]) > 0 ||
 		          word_at(d, e, d->n, d->words[W_FEMALE], &wl) >= 0;
