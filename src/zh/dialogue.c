@@ -45,6 +45,7 @@ enum kind {
 	W_OWNER,
 	W_WRITING,
 	W_FEMALE,
+	W_ACT,
 	W_N
 };
 
@@ -54,6 +55,7 @@ static const char *const kind_names[W_N] = {
     [W_INTRO] = "intro",     [W_COUNTED] = "counted",   [W_REF] = "ref",
     [W_PRONOUN] = "pronoun", [W_LISTENER] = "listener", [W_OBJECT] = "object",
     [W_OWNER] = "owner",     [W_WRITING] = "writing",   [W_FEMALE] = "female",
+    [W_ACT] = "act",
 };
 
 typedef struct name {
@@ -710,9 +712,10 @@ static int contains(const ts_dialogue *d, size_t a, size_t b, const char *const 
 /* Skip the "lead" words at a. */
 static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 {
-	size_t len = 0;
-	while (a < b && (ts_is_space(d->cp[a]) || word_at(d, a, b, d->words[W_LEAD], &len) >= 0))
-		a += ts_is_space(d->cp[a]) ? 1 : len;
+	size_t len = 0, ref;
+	while (a < b && (ts_is_space(d->cp[a]) || (word_at(d, a, b, d->words[W_LEAD], &len) >= 0 &&
+	                                           word_at(d, a, b, d->words[W_REF], &ref) < 0)))
+		a += ts_is_space(d->cp[a]) ? 1 : len; /* 那 leads, 那人 refers */
 	return a;
 }
 
@@ -799,10 +802,17 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		a += len;
 	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
 		a++;
-	while (b > a && (len = word_ending(d, a, b, d->words[W_MANNER])) > 0)
+	while (b > a && ((len = word_ending(d, a, b, d->words[W_MANNER])) > 0 ||
+	                 (len = word_ending(d, a, b, d->words[W_ACT])) > 0))
 		b -= len;
 	if (a >= b)
 		return SP_NOBODY;
+	/* 翻身问童子曰, 令诸将: an act with its subject left out */
+	size_t nl;
+	if (word_at(d, a, b, d->words[W_ACT], &len) >= 0 && name_at(d, a, b, &nl) < 0) {
+		*how = "an act, not a name";
+		return SP_NOBODY;
+	}
 	*how = "crowd";
 	if (is_crowd(d, a, b))
 		return SP_CROWD;
