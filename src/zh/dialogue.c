@@ -956,7 +956,7 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
 	if (v == b && !colon)
 		return NOT_SAID;
 	const char *how = "name";
-	int s = subject_back(d, lo, cs, v, vlen ? INSIDE : 0, &how);
+	int s = subject_back(d, lo, cs, v, INSIDE, &how);
 	char verb[32];
 	verb_text(d, v, vlen, verb, sizeof verb);
 	snprintf(why, sz, "the clause before, %s%s: %s", vlen ? "verb " : "a colon", verb, how);
