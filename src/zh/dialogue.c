@@ -719,6 +719,8 @@ static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 	return a;
 }
 
+static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
+
 /* A group of people: 七人, 众人, 两个. */
 static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
 {
@@ -746,6 +748,9 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
 			while (e < b && e < i + len + 3 && ts_is_han(d->cp[e]) &&
 			       !ts_char_in(d->cp[e], d->stops))
 				e++;
+			/* 走出一个道童，: the clause's last words, whatever they hold */
+			if (e == i + len && b - e <= 3 && han_run(d, e, 3, "") == b - e)
+				e = b;
 			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
 			                   : SP_PENDING;
 		}
@@ -874,8 +879,6 @@ static size_t trim_end(const ts_dialogue *d, size_t a, size_t b, int *colon)
 }
 
 /* ---- speakers ------------------------------------------------------------ */
-
-static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
 
 typedef struct said {
 	size_t q[QUOTES_MAX][2];
