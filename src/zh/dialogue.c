@@ -812,8 +812,12 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		b -= len;
 	if (a >= b)
 		return SP_NOBODY;
-	/* 翻身问童子曰, 令诸将: an act with its subject left out */
+	/* 茂公请秦琼、单雄信三人: who is asked is no part of the subject */
 	size_t nl;
+	if (name_at(d, a, b, &nl) >= 0 && word_at(d, a + nl, b, d->words[W_OBJECT], &len) >= 0 &&
+	    contains(d, a + nl, b, d->words[W_TOGETHER]))
+		b = a + nl;
+	/* 翻身问童子曰, 令诸将: an act with its subject left out */
 	if (word_at(d, a, b, d->words[W_ACT], &len) >= 0 && name_at(d, a, b, &nl) < 0) {
 		*how = "an act, not a name";
 		return SP_NOBODY;
