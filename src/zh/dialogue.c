@@ -46,6 +46,7 @@ enum kind {
 	W_WRITING,
 	W_FEMALE,
 	W_ACT,
+	W_TITLE,
 	W_N
 };
 
@@ -55,7 +56,7 @@ static const char *const kind_names[W_N] = {
     [W_INTRO] = "intro",     [W_COUNTED] = "counted",   [W_REF] = "ref",
     [W_PRONOUN] = "pronoun", [W_LISTENER] = "listener", [W_OBJECT] = "object",
     [W_OWNER] = "owner",     [W_WRITING] = "writing",   [W_FEMALE] = "female",
-    [W_ACT] = "act",
+    [W_ACT] = "act",         [W_TITLE] = "title",
 };
 
 typedef struct name {
@@ -817,6 +818,14 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	if (name_at(d, a, b, &nl) >= 0 && word_at(d, a + nl, b, d->words[W_OBJECT], &len) >= 0 &&
 	    contains(d, a + nl, b, d->words[W_TOGETHER]))
 		b = a + nl;
+	/* 从事巩志: a title before a name is no part of it */
+	if (word_at(d, a, b, d->words[W_TITLE], &len) >= 0 && b - a - len >= 2 &&
+	    (name_at(d, a + len, b, &nl) >= 0 || han_run(d, a + len, 3, d->stops) >= 2))
+		a += len;
+	/* 唤秦琼上堂，道: who is called is not who speaks */
+	if (word_at(d, a, b, d->words[W_OBJECT], &len) >= 0 && name_at(d, a, b, &nl) < 0 &&
+	    name_at(d, a + len, b, &nl) >= 0)
+		return SP_NOBODY;
 	/* 翻身问童子曰, 令诸将: an act with its subject left out */
 	if (word_at(d, a, b, d->words[W_ACT], &len) >= 0 && name_at(d, a, b, &nl) < 0) {
 		*how = "an act, not a name";
