@@ -808,9 +808,12 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		a += len;
 	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
 		a++;
+	int acted = 0, act = 0; /* 太守看罢: an act after the name, left out */
 	while (b > a && ((len = word_ending(d, a, b, d->words[W_MANNER])) > 0 ||
-	                 (len = word_ending(d, a, b, d->words[W_ACT])) > 0))
+	                 (act = (len = word_ending(d, a, b, d->words[W_ACT])) > 0))) {
 		b -= len;
+		acted |= act;
+	}
 	if (a >= b)
 		return SP_NOBODY;
 	/* 茂公请秦琼、单雄信三人: who is asked is no part of the subject */
@@ -840,7 +843,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		return g;
 	if (word_at(d, a, b, d->words[W_REF], &len) >= 0)
 		return d->pending || d->intro < 0 ? SP_PENDING : d->intro;
-	*how = "name";
+	*how = acted ? "name, the act after it left out" : "name";
 	if ((g = name_at(d, a, b, &len)) >= 0)
 		return g;
 	if (at(d, a, b, "我") && !at(d, a, b, "我们") && !at(d, a, b, "我的"))
@@ -866,7 +869,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		return SP_NOBODY;
 	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
 		return SP_NOBODY;
-	*how = "new name";
+	*how = acted ? "new name, the act after it left out" : "new name";
 	return add_name(d, d->cp + a, e - a, -1, whole);
 }
 
