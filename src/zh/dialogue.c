@@ -103,6 +103,8 @@ struct ts_dialogue {
 	int open_end;    /* its last quotation was open at its end */
 	int open_who;    /* and who says it, or NOT_SAID */
 	int continued;   /* it goes on with the open quotation of the one before */
+	size_t call;     /* where the words of the quotation being attributed start */
+	int seen;        /* who was seen in a clause before its speech clause, or -1 */
 	char why[256];
 };
 
@@ -795,7 +797,23 @@ static int third_person(const ts_dialogue *d)
 enum {
 	STRICT = 1, /* only names known */
 	INSIDE = 2, /* a known name just before the verb, after other words */
+	BEFORE = 4, /* a clause before the speech clause, in its sentence */
 };
+
+/* The known name's group an object verb that opens cp[a..b) is followed
+ * by (见承, 拦住太师, 见了秦琼), or -1; not 被, whose name acts. */
+static int object_first(const ts_dialogue *d, size_t a, size_t b)
+{
+	size_t len, nl;
+	while (a < b && ts_is_space(d->cp[a]))
+		a++;
+	if (word_at(d, a, b, d->words[W_OBJECT], &len) < 0 || name_at(d, a, b, &nl) >= 0 ||
+	    at(d, a, b, "被"))
+		return -1;
+	a += len;
+	a += at(d, a, b, "了");
+	return name_at(d, a, b, &nl);
+}
 
 /* Who the words cp[a..b) before a verb name: a group, or SP_*.  A name
  * not known yet is learnt unless mode has STRICT. */
@@ -803,6 +821,13 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 {
 	size_t len;
 	int strict = mode & STRICT;
+	/* 子服入，见承面有忧色，笑曰: who is seen before the speech clause is
+	 * not who speaks (见 leads only in the speech clause: 见一人道) */
+	int seen = (mode & BEFORE) ? object_first(d, a, b) : -1;
+	if (seen >= 0) {
+		d->seen = seen;
+		return SP_NOBODY;
+	}
 	a = skip_lead(d, a, b);
 	if (word_at(d, a, b, d->words[W_OWNER], &len) >= 0)
 		a += len;
@@ -916,6 +941,36 @@ static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_
 	return b;
 }
 
+/* Where the words of the quotation whose mark is at qs start. */
+static size_t words_of(const ts_dialogue *d, size_t qs)
+{
+	size_t i = qs + 1;
+	while (i < d->n && (ts_is_space(d->cp[i]) || closer_of(d->cp[i]) || d->cp[i] == '"'))
+		i++;
+	return i;
+}
+
+/* Does the quotation being attributed open by calling group g: by a
+ * known name of two characters or more (国舅连日不朝), or by a title one
+ * of g's names ends with (太守休怪 for 金太守)? */
+static int calls(const ts_dialogue *d, int g)
+{
+	size_t i = d->call, len;
+	if (g < 0 || i >= d->n)
+		return 0;
+	size_t end = d->n < i + 8 ? d->n : i + 8;
+	if (word_at(d, i, end, d->words[W_TITLE], &len) >= 0) {
+		for (size_t k = 0; k < d->nnames; k++) {
+			const name *m = &d->names[k];
+			if (m->group == g && m->len > len &&
+			    !memcmp(m->cp + m->len - len, d->cp + i, len * sizeof *m->cp))
+				return 1;
+		}
+	}
+	int h = name_at(d, i, end, &len);
+	return h >= 0 && len >= 2 && h == g;
+}
+
 /* The subject of the speech clause cp[cs..v), or of the clauses before
  * it in its sentence (from lo), or of the sentence before. */
 static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int inside,
@@ -925,6 +980,7 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 	 * out: the words before its verb (争辩道) are a new name only when no
 	 * clause before names anyone. */
 	int first = cs == lo || is_sentence_end(d->cp[cs - 1]);
+	d->seen = -1;
 	int s = subject(d, cs, v, (first ? 0 : STRICT) | inside, how);
 	size_t e = cs;
 	while (s == SP_NOBODY && e > lo) {
@@ -936,10 +992,20 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 		if (pcs == e) /* a quotation mark: the clause before is not this sentence's */
 			break;
 		s = subject(d, pcs, e,
-		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE,
+		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE |
+		                BEFORE,
 		            how);
 		e = pcs;
 	}
+	/* 旋…见巩志立于城上，叫曰：“太守……”: no one opens by calling
+	 * himself, so the one seen speaks */
+	if (d->seen >= 0 && (s == SP_NOBODY || calls(d, s))) {
+		*how =
+		    s == SP_NOBODY ? "the one seen" : "the one seen: the quotation calls the other";
+		return d->seen;
+	}
+	if (s >= 0 && d->seen >= 0)
+		*how = "the one who sees, not the one seen";
 	if (s == SP_NOBODY && !first)
 		s = subject(d, cs, v, inside, how);
 	if (s == SP_NOBODY) {
@@ -975,6 +1041,7 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
 	if (v == b && !colon)
 		return NOT_SAID;
 	const char *how = "name";
+	d->call = words_of(d, qs);
 	int s = subject_back(d, lo, cs, v, INSIDE, &how);
 	char verb[32];
 	verb_text(d, v, vlen, verb, sizeof verb);
