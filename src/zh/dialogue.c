@@ -846,9 +846,12 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 	if (name_at(d, a, b, &nl) >= 0 && word_at(d, a + nl, b, d->words[W_OBJECT], &len) >= 0 &&
 	    contains(d, a + nl, b, d->words[W_TOGETHER]))
 		b = a + nl;
-	/* 从事巩志: a title before a name is no part of it */
+	/* 从事巩志: a title before a name is no part of it; a title that is
+	 * a known name before words that are not (太师收鞭问曰) is the name */
+	size_t tl;
 	if (word_at(d, a, b, d->words[W_TITLE], &len) >= 0 && b - a - len >= 2 &&
-	    (name_at(d, a + len, b, &nl) >= 0 || han_run(d, a + len, 3, d->stops) >= 2))
+	    (name_at(d, a + len, b, &nl) >= 0 ||
+	     (han_run(d, a + len, 3, d->stops) >= 2 && !(name_at(d, a, b, &tl) >= 0 && tl == len))))
 		a += len;
 	/* 唤秦琼上堂，道: who is called is not who speaks */
 	if (word_at(d, a, b, d->words[W_OBJECT], &len) >= 0 && name_at(d, a, b, &nl) < 0 &&
