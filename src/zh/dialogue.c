@@ -1118,14 +1118,26 @@ static int acts_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz
 	return g;
 }
 
+/* Does the quotation cp[qs..qe) hold no punctuation (a word, a title)? */
+static int unpunctuated(const ts_dialogue *d, size_t qs, size_t qe)
+{
+	for (size_t i = qs + 1; i + 1 < qe; i++)
+		if (ts_char_in(d->cp[i], "，。！？；…,!?"))
+			return 0;
+	return 1;
+}
+
+/* Is the quotation cp[qs..qe) inside a clause (text from lo, a character
+ * right before its mark: 念一声"唵"字真言)? */
+static int embedded(const ts_dialogue *d, size_t lo, size_t qs)
+{
+	return qs > lo && !is_clause_end(d->cp[qs - 1]) && !ts_is_space(d->cp[qs - 1]);
+}
+
 /* A quotation no clause attributes: a quoted word or title, or a turn. */
 static int unsaid(ts_dialogue *d, size_t lo, size_t qs, size_t qe, char *why, size_t sz)
 {
-	int punct = 0;
-	for (size_t i = qs + 1; i + 1 < qe; i++)
-		punct |= ts_char_in(d->cp[i], "，。！？；…,!?") != 0;
-	int embedded = qs > lo && !is_clause_end(d->cp[qs - 1]) && !ts_is_space(d->cp[qs - 1]);
-	if (!punct && (embedded || qe - qs <= 8)) {
+	if (unpunctuated(d, qs, qe) && (embedded(d, lo, qs) || qe - qs <= 8)) {
 		snprintf(why, sz, "not speech: a quoted word or title");
 		return SP_NONE;
 	}
@@ -1320,6 +1332,11 @@ static size_t attribute(ts_dialogue *d, said *s)
 		}
 		if (w == NOT_SAID && k > 0)
 			w = goes_on(d, s, k, why, sizeof s->why[k]);
+		/* 念一声"唵"字真言: a word quoted inside a clause, whatever follows */
+		if (w == NOT_SAID && embedded(d, lo, qs) && unpunctuated(d, qs, qe)) {
+			snprintf(why, sizeof s->why[k], "not speech: a quoted word or title");
+			w = SP_NONE;
+		}
 		if (w == NOT_SAID)
 			w = from_after(d, qe, hi, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
