@@ -47,6 +47,7 @@ enum kind {
 	W_FEMALE,
 	W_ACT,
 	W_TITLE,
+	W_NAMING,
 	W_N
 };
 
@@ -56,7 +57,7 @@ static const char *const kind_names[W_N] = {
     [W_INTRO] = "intro",     [W_COUNTED] = "counted",   [W_REF] = "ref",
     [W_PRONOUN] = "pronoun", [W_LISTENER] = "listener", [W_OBJECT] = "object",
     [W_OWNER] = "owner",     [W_WRITING] = "writing",   [W_FEMALE] = "female",
-    [W_ACT] = "act",         [W_TITLE] = "title",
+    [W_ACT] = "act",         [W_TITLE] = "title",       [W_NAMING] = "naming",
 };
 
 typedef struct name {
@@ -1262,11 +1263,14 @@ static void courtesy(ts_dialogue *d, size_t cs)
 	}
 }
 
-/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也): X's group, or -1. */
+/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也; 认得是同案的秀才
+ * 金有年，): X's group, or -1. */
 static int named_after(ts_dialogue *d, size_t i)
 {
-	if (!at(d, i, d->n, "乃"))
+	size_t wl;
+	if (word_at(d, i, d->n, d->words[W_NAMING], &wl) < 0)
 		return -1;
+	i += wl - 1; /* the words of the name follow i + 1 */
 	size_t l = han_run(d, i + 1, 8, "也，。");
 	if (l < 2 || i + 1 + l >= d->n || !ts_char_in(d->cp[i + 1 + l], "也，。"))
 		return -1;
