@@ -755,6 +755,9 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
 			/* 走出一个道童，: the clause's last words, whatever they hold */
 			if (e == i + len && b - e <= 3 && han_run(d, e, 3, "") == b - e)
 				e = b;
+			/* 轿夫道:"…"一个道: one of those who just spoke */
+			if (i == a && i + len == b && d->last_subject >= 0)
+				return d->last_subject;
 			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
 			                   : SP_PENDING;
 		}
