@@ -1006,9 +1006,8 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 	}
 	/* 旋…见巩志立于城上，叫曰：“太守……”: no one opens by calling
 	 * himself, so the one seen speaks */
-	if (d->seen >= 0 && (s == SP_NOBODY || calls(d, s))) {
-		*how =
-		    s == SP_NOBODY ? "the one seen" : "the one seen: the quotation calls the other";
+	if (d->seen >= 0 && s >= 0 && calls(d, s)) {
+		*how = "the one seen: the quotation calls the other";
 		return d->seen;
 	}
 	if (s >= 0 && d->seen >= 0)
@@ -1018,6 +1017,10 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 	if (s == SP_NOBODY) {
 		*how = "omitted subject: the one before";
 		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+		if (d->seen >= 0 && calls(d, s)) {
+			*how = "the one seen: the quotation calls the other";
+			s = d->seen;
+		}
 	}
 	return s;
 }
