@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "speech/casting.h"
 #include "speech/reading.h"
+#include "input/book.h"
 #include "input/reader.h"
 #include "speech/speakers.h"
 #include "zh/dialogue.h"
@@ -26,7 +27,65 @@ typedef struct speakers_run {
 	void *fn_ud;
 	const ts_boilerplate *bp; /* the lines not read, as they are not spoken */
 	unsigned bp_flags;
+	ts_diag_fn diag; /* the warnings of marks that do not pair, or NULL */
+	void *diag_ud;
+	size_t warned;
+	long open_line; /* a paragraph whose quotation was left open, or 0 */
+	const char *open_file;
 } speakers_run;
+
+/* The line of a chapter's source its body starts on: the one after the
+ * heading (or the title of front matter), which is the line before the
+ * body when that is not blank; else the chapter's line. */
+static long body_line(const ts_chapter *ch)
+{
+	char buf[512];
+	long from = ch->start > (long)sizeof buf ? ch->start - (long)sizeof buf : 0;
+	FILE *f = ch->start > 0 ? fopen(ch->source, "rb") : NULL;
+	size_t n =
+	    f && fseek(f, from, SEEK_SET) == 0 ? fread(buf, 1, (size_t)(ch->start - from), f) : 0;
+	if (f)
+		fclose(f);
+	if (n && buf[n - 1] == '\n')
+		n--;
+	int blank = 1;
+	while (n && buf[n - 1] != '\n' && blank)
+		blank = strchr(" \t\r", buf[--n]) != NULL;
+	return ch->line + !blank;
+}
+
+/* Warn of marks that do not pair ("FILE:LINE: ..."), the first
+ * TS_INTAKE_WARNINGS_MAX of the book; the rest are counted. */
+static void warn_marks(speakers_run *r, const char *file, long line, const char *what)
+{
+	if (!r->diag || ++r->warned > TS_INTAKE_WARNINGS_MAX)
+		return;
+	char msg[1024];
+	snprintf(msg, sizeof msg, "%s:%ld: %s", file, line, what);
+	r->diag(r->diag_ud, TS_WARNING, msg);
+}
+
+/* After paragraph line of ch was attributed: its marks that do not pair,
+ * and a quotation the paragraph before left open that this one does not
+ * go on with. */
+static void check_marks(speakers_run *r, const ts_dialogue *dl, const ts_chapter *ch, long line,
+                        int blank)
+{
+	size_t unpaired;
+	int left_open, continued;
+	if (!r->diag || blank)
+		return;
+	ts_dialogue_marks(dl, &unpaired, &left_open, &continued);
+	if (r->open_line && !continued)
+		warn_marks(r, r->open_file, r->open_line,
+		           "a quotation not closed at the end of its paragraph");
+	if (unpaired)
+		warn_marks(r, ch->display, line,
+		           "quotation marks that do not pair: each quotation read as far as its "
+		           "sentence");
+	r->open_line = left_open ? line : 0;
+	r->open_file = ch->display;
+}
 
 static int on_quote(void *ud, const ts_attribution *a)
 {
@@ -60,6 +119,8 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 		ts_reader_free(rd);
 		return TS_ENOMEM;
 	}
+	long line = learn || !r->diag ? 0 : body_line(ch);
+	r->open_line = 0;
 	ts_buf para = {0};
 	const char *piece;
 	size_t len;
@@ -76,6 +137,9 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 		rc = learn ? ts_dialogue_learn(dl, para.data ? para.data : "", para.len)
 		           : ts_dialogue_attribute(dl, para.data ? para.data : "", para.len,
 		                                   on_quote, r);
+		if (!rc && !learn)
+			check_marks(r, dl, ch, line, ts_utf8_trim(para.data, para.len, &len) == 0);
+		line++;
 		ts_buf_clear(&para);
 	}
 	if (!rc && got < 0)
@@ -83,6 +147,8 @@ static int read_chapter(ts_dialogue *dl, const ts_chapter *ch, speakers_run *r, 
 	if (!rc && para.len) /* a last line without its newline */
 		rc = learn ? ts_dialogue_learn(dl, para.data, para.len)
 		           : ts_dialogue_attribute(dl, para.data, para.len, on_quote, r);
+	if (!rc && !learn && para.len)
+		check_marks(r, dl, ch, line, ts_utf8_trim(para.data, para.len, &len) == 0);
 	ts_buf_free(&para);
 	ts_reader_free(rd);
 	return rc;
@@ -155,7 +221,7 @@ int ts_dialogue_book(ts_dialogue *dl, const ts_book *b, const ts_boilerplate *bp
 int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfiles, ts_write_fn out,
                       void *out_ud, ts_diag_fn diag, void *ud, size_t *failed, ts_error *err)
 {
-	speakers_run r = {.o = o, .out = out, .ud = out_ud};
+	speakers_run r = {.o = o, .out = out, .ud = out_ud, .diag = diag, .diag_ud = ud};
 	/* The default voice's language data: the words of dialogue. */
 	const ts_read_opts ro = {0};
 	ts_reading rd;
@@ -195,6 +261,12 @@ int ts_speakers_print(const ts_speakers_opts *o, char *const *files, size_t nfil
 		}
 		if (learn)
 			ts_dialogue_settle(dl);
+	}
+	if (!rc && diag && r.warned > TS_INTAKE_WARNINGS_MAX) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "and %zu more warnings of quotation marks like these",
+		         r.warned - TS_INTAKE_WARNINGS_MAX);
+		diag(ud, TS_WARNING, msg);
 	}
 	if (r.out_rc)
 		rc = ts_error_set(err, r.out_rc, "cannot write the speakers: %s",

@@ -6,6 +6,7 @@
  * (dialogue_words.txt: see ts_dialogue_new()), in lists by kind. */
 #define _GNU_SOURCE /* qsort_r */
 #include "zh/dialogue.h"
+#include "zh/quotes.h"
 
 #include "base/lines.h"
 #include "base/util.h"
@@ -44,6 +45,9 @@ enum kind {
 	W_OWNER,
 	W_WRITING,
 	W_FEMALE,
+	W_ACT,
+	W_TITLE,
+	W_NAMING,
 	W_N
 };
 
@@ -53,13 +57,15 @@ static const char *const kind_names[W_N] = {
     [W_INTRO] = "intro",     [W_COUNTED] = "counted",   [W_REF] = "ref",
     [W_PRONOUN] = "pronoun", [W_LISTENER] = "listener", [W_OBJECT] = "object",
     [W_OWNER] = "owner",     [W_WRITING] = "writing",   [W_FEMALE] = "female",
+    [W_ACT] = "act",         [W_TITLE] = "title",       [W_NAMING] = "naming",
 };
 
 typedef struct name {
 	uint32_t cp[NAME_MAX_CPS];
 	size_t len;
 	int group;
-	int strong; /* seen whole before a verb, or given: preferred */
+	int strong;   /* seen whole before a verb, or given: preferred */
+	int mentions; /* times the first reading met it in the text */
 } name;
 
 typedef struct group {
@@ -94,6 +100,12 @@ struct ts_dialogue {
 	int carry;        /* who the end of the paragraph before says speaks next */
 	char carry_why[160];
 	long para, hist_para;
+	size_t unpaired; /* marks of the paragraph that did not pair */
+	int open_end;    /* its last quotation was open at its end */
+	int open_who;    /* and who says it, or NOT_SAID */
+	int continued;   /* it goes on with the open quotation of the one before */
+	size_t call;     /* where the words of the quotation being attributed start */
+	int seen;        /* who was seen in a clause before its speech clause, or -1 */
 	char why[256];
 };
 
@@ -191,66 +203,23 @@ static uint32_t closer_of(uint32_t c)
 	}
 }
 
-static int is_apostrophe(const uint32_t *cp, size_t n, size_t i)
-{
-	return i > 0 && i + 1 < n && ts_is_alnum(cp[i - 1]) && ts_is_alnum(cp[i + 1]);
-}
-
-/* The outermost quotations of cp[0..n), as code point ranges: up to max
- * pairs [start, end) into q (closed[] says which closed); returns the
- * count. */
-static size_t find_quotes(const uint32_t *cp, size_t n, size_t (*q)[2], int *closed, size_t max)
-{
-	uint32_t stack[16];
-	size_t depth = 0, count = 0, start = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t c = cp[i], want = closer_of(c);
-		int ascii = (c == '"' || c == '\'') && !(c == '\'' && is_apostrophe(cp, n, i));
-		size_t k = depth;
-		if (ascii || !want)
-			while (k > 0 && stack[k - 1] != c)
-				k--;
-		if ((ascii || !want) && k > 0) { /* closes the mark at k-1 */
-			depth = k - 1;
-			if (depth == 0) {
-				if (count < max)
-					q[count][0] = start, q[count][1] = i + 1, closed[count] = 1;
-				count++;
-			}
-		} else if (ascii || want) {
-			if (depth == 0)
-				start = i;
-			if (depth < sizeof stack / sizeof stack[0])
-				stack[depth++] = ascii ? c : want;
-		}
-	}
-	if (depth > 0) {
-		if (count < max)
-			q[count][0] = start, q[count][1] = n, closed[count] = 0;
-		count++;
-	}
-	return count;
-}
-
 size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max)
 {
 	ts_dialogue *d = ts_dialogue_new(NULL) /* for its decoder */;
-	size_t(*q)[2] = malloc(QUOTES_MAX * sizeof *q);
-	int *closed = malloc(QUOTES_MAX * sizeof *closed);
+	ts_qspan *q = malloc(QUOTES_MAX * sizeof *q);
 	size_t count = 0;
-	if (!d || !q || !closed || decode(d, p, n))
+	if (!d || !q || decode(d, p, n))
 		goto out;
-	count = find_quotes(d->cp, d->n, q, closed, QUOTES_MAX);
+	count = ts_zh_quotes(d->cp, d->n, NULL, q, QUOTES_MAX, NULL);
 	for (size_t i = 0; i < count && i < max && i < QUOTES_MAX; i++) {
-		out[i].start = d->off[q[i][0]];
-		out[i].end = d->off[q[i][1]];
-		out[i].text_start = d->off[q[i][0] + 1];
-		out[i].closed = closed[i];
-		out[i].text_end = closed[i] ? d->off[q[i][1] - 1] : out[i].end;
+		out[i].start = d->off[q[i].start];
+		out[i].end = d->off[q[i].end];
+		out[i].text_start = d->off[q[i].text_start];
+		out[i].text_end = d->off[q[i].text_end];
+		out[i].closed = q[i].closed;
 	}
 out:
 	free(q);
-	free(closed);
 	ts_dialogue_free(d);
 	return count;
 }
@@ -353,6 +322,8 @@ void ts_dialogue_chapter(ts_dialogue *d)
 	d->partner = -1;
 	d->pending = 0;
 	d->carry = NOT_SAID;
+	d->open_end = 0;
+	d->open_who = NOT_SAID;
 }
 
 static size_t name_hash(const uint32_t *cp, size_t len)
@@ -485,8 +456,8 @@ static int alias(ts_dialogue *d, const uint32_t *a, size_t alen, const uint32_t 
 }
 
 /* The longest known name at cp[i..end), a strong one before any other:
- * its length in *len, its group; or -1. */
-static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
+ * its length in *len, its index in names; or -1. */
+static int name_index_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 {
 	int best = -1, best_strong = 0;
 	*len = 0;
@@ -494,9 +465,16 @@ static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
 		int k = find_name(d, d->cp + i, l);
 		if (k < 0 || (best_strong && !d->names[k].strong))
 			continue;
-		*len = l, best = d->names[k].group, best_strong = d->names[k].strong;
+		*len = l, best = k, best_strong = d->names[k].strong;
 	}
 	return best;
+}
+
+/* The same, its group; or -1. */
+static int name_at(const ts_dialogue *d, size_t i, size_t end, size_t *len)
+{
+	int k = name_index_at(d, i, end, len);
+	return k < 0 ? -1 : d->names[k].group;
 }
 
 /* Short forms: a one-character name that ends a single longer name is
@@ -534,40 +512,59 @@ static void rank_speakers(ts_dialogue *d)
 	free(order);
 }
 
-/* The names one character longer that end with names[s], each name's
- * list in the order of names: head[s], then next[] (-1 ends).  Found by
- * their ends in the table, not by comparing every two names. */
+/* The longer names that end with names[s] (one character longer, and the
+ * three-character ones that end with a one-character name: 瑾 of
+ * 诸葛瑾), each name's list in the order of names: head[s], then next[]
+ * (entry 2k or 2k+1 for names[k]; -1 ends).  Found by their ends in the
+ * table, not by comparing every two names. */
 static void longer_names(const ts_dialogue *d, int *head, int *next)
 {
 	for (size_t i = 0; i < d->nnames; i++)
-		head[i] = next[i] = -1;
+		head[i] = next[2 * i] = next[2 * i + 1] = -1;
 	for (size_t k = d->nnames; k-- > 0;) {
 		const name *l = &d->names[k];
-		int s = l->len >= 2 && l->len <= 3 ? find_name(d, l->cp + 1, l->len - 1) : -1;
-		if (s >= 0)
-			next[k] = head[s], head[s] = (int)k;
+		for (size_t cut = 1; cut <= 2 && l->len >= 2 && l->len <= 3; cut++) {
+			int s = cut < l->len ? find_name(d, l->cp + cut, l->len - cut) : -1;
+			if (s >= 0 && (cut == 1 || l->len == 3))
+				next[2 * k + cut - 1] = head[s], head[s] = (int)(2 * k + cut - 1);
+		}
 	}
+}
+
+/* The person a short form names[i] stands for (飞: 张飞): the one longer
+ * name that ends with it, or of several the one the book mentions most
+ * (at least twice as often as any other); -1 for none. */
+static int short_form_of(const ts_dialogue *d, const int *head, const int *next, size_t i)
+{
+	const name *s = &d->names[i];
+	int found = -1, most = 0, second = 0, many = 0;
+	for (int e = head[i]; e >= 0; e = next[e]) {
+		const name *l = &d->names[e / 2];
+		if (l->group == s->group)
+			continue;
+		many += found >= 0 && found != l->group;
+		if (l->mentions > most || found < 0) {
+			second = most > second ? most : second;
+			most = l->mentions, found = l->group;
+		} else if (l->mentions > second) {
+			second = l->mentions;
+		}
+	}
+	return !many || (most >= 2 && most >= 2 * second) ? found : -1;
 }
 
 void ts_dialogue_settle(ts_dialogue *d)
 {
 	int *head = malloc((d->nnames ? d->nnames : 1) * sizeof *head);
-	int *next = malloc((d->nnames ? d->nnames : 1) * sizeof *next);
+	int *next = malloc((d->nnames ? 2 * d->nnames : 1) * sizeof *next);
 	if (head && next) /* short of memory: the short forms stay apart */
 		longer_names(d, head, next);
 	for (size_t i = 0; head && next && i < d->nnames; i++) {
 		name *s = &d->names[i];
-		int found = -1, many = 0;
 		if (s->len > 2)
 			continue;
-		for (int k = head[i]; k >= 0; k = next[k]) {
-			const name *l = &d->names[k];
-			if (l->group != s->group) {
-				many += found >= 0 && found != l->group;
-				found = l->group;
-			}
-		}
-		if (found >= 0 && !many && !d->groups[s->group].cast)
+		int found = short_form_of(d, head, next, i);
+		if (found >= 0 && !d->groups[s->group].cast)
 			merge(d, s->group, found);
 	}
 	free(head);
@@ -719,11 +716,14 @@ static int contains(const ts_dialogue *d, size_t a, size_t b, const char *const 
 /* Skip the "lead" words at a. */
 static size_t skip_lead(const ts_dialogue *d, size_t a, size_t b)
 {
-	size_t len = 0;
-	while (a < b && (ts_is_space(d->cp[a]) || word_at(d, a, b, d->words[W_LEAD], &len) >= 0))
-		a += ts_is_space(d->cp[a]) ? 1 : len;
+	size_t len = 0, ref;
+	while (a < b && (ts_is_space(d->cp[a]) || (word_at(d, a, b, d->words[W_LEAD], &len) >= 0 &&
+	                                           word_at(d, a, b, d->words[W_REF], &ref) < 0)))
+		a += ts_is_space(d->cp[a]) ? 1 : len; /* 那 leads, 那人 refers */
 	return a;
 }
+
+static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
 
 /* A group of people: 七人, 众人, 两个. */
 static int is_crowd(const ts_dialogue *d, size_t a, size_t b)
@@ -752,6 +752,12 @@ static int introduced(ts_dialogue *d, size_t a, size_t b)
 			while (e < b && e < i + len + 3 && ts_is_han(d->cp[e]) &&
 			       !ts_char_in(d->cp[e], d->stops))
 				e++;
+			/* 走出一个道童，: the clause's last words, whatever they hold */
+			if (e == i + len && b - e <= 3 && han_run(d, e, 3, "") == b - e)
+				e = b;
+			/* 轿夫道:"…"一个道: one of those who just spoke */
+			if (i == a && i + len == b && d->last_subject >= 0)
+				return d->last_subject;
 			return e > i + len ? add_name(d, d->cp + i + len, e - i - len, -1, 0)
 			                   : SP_PENDING;
 		}
@@ -795,7 +801,23 @@ static int third_person(const ts_dialogue *d)
 enum {
 	STRICT = 1, /* only names known */
 	INSIDE = 2, /* a known name just before the verb, after other words */
+	BEFORE = 4, /* a clause before the speech clause, in its sentence */
 };
+
+/* The known name's group an object verb that opens cp[a..b) is followed
+ * by (见承, 拦住太师, 见了秦琼), or -1; not 被, whose name acts. */
+static int object_first(const ts_dialogue *d, size_t a, size_t b)
+{
+	size_t len, nl;
+	while (a < b && ts_is_space(d->cp[a]))
+		a++;
+	if (word_at(d, a, b, d->words[W_OBJECT], &len) < 0 || name_at(d, a, b, &nl) >= 0 ||
+	    at(d, a, b, "被"))
+		return -1;
+	a += len;
+	a += at(d, a, b, "了");
+	return name_at(d, a, b, &nl);
+}
 
 /* Who the words cp[a..b) before a verb name: a group, or SP_*.  A name
  * not known yet is learnt unless mode has STRICT. */
@@ -803,15 +825,47 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 {
 	size_t len;
 	int strict = mode & STRICT;
+	/* 子服入，见承面有忧色，笑曰: who is seen before the speech clause is
+	 * not who speaks (见 leads only in the speech clause: 见一人道) */
+	int seen = (mode & BEFORE) ? object_first(d, a, b) : -1;
+	if (seen >= 0) {
+		d->seen = seen;
+		return SP_NOBODY;
+	}
 	a = skip_lead(d, a, b);
 	if (word_at(d, a, b, d->words[W_OWNER], &len) >= 0)
 		a += len;
 	if (at(d, a, b, "被") && name_at(d, a + 1, b, &len) >= 0) /* 被胡屠户啐: he acts */
 		a++;
-	while (b > a && (len = word_ending(d, a, b, d->words[W_MANNER])) > 0)
+	int acted = 0, act = 0; /* 太守看罢: an act after the name, left out */
+	while (b > a && ((len = word_ending(d, a, b, d->words[W_MANNER])) > 0 ||
+	                 (act = (len = word_ending(d, a, b, d->words[W_ACT])) > 0))) {
 		b -= len;
+		acted |= act;
+	}
 	if (a >= b)
 		return SP_NOBODY;
+	/* 茂公请秦琼、单雄信三人: who is asked is no part of the subject */
+	size_t nl;
+	if (name_at(d, a, b, &nl) >= 0 && word_at(d, a + nl, b, d->words[W_OBJECT], &len) >= 0 &&
+	    contains(d, a + nl, b, d->words[W_TOGETHER]))
+		b = a + nl;
+	/* 从事巩志: a title before a name is no part of it; a title that is
+	 * a known name before words that are not (太师收鞭问曰) is the name */
+	size_t tl;
+	if (word_at(d, a, b, d->words[W_TITLE], &len) >= 0 && b - a - len >= 2 &&
+	    (name_at(d, a + len, b, &nl) >= 0 ||
+	     (han_run(d, a + len, 3, d->stops) >= 2 && !(name_at(d, a, b, &tl) >= 0 && tl == len))))
+		a += len;
+	/* 唤秦琼上堂，道: who is called is not who speaks */
+	if (word_at(d, a, b, d->words[W_OBJECT], &len) >= 0 && name_at(d, a, b, &nl) < 0 &&
+	    name_at(d, a + len, b, &nl) >= 0)
+		return SP_NOBODY;
+	/* 翻身问童子曰, 令诸将: an act with its subject left out */
+	if (word_at(d, a, b, d->words[W_ACT], &len) >= 0 && name_at(d, a, b, &nl) < 0) {
+		*how = "an act, not a name";
+		return SP_NOBODY;
+	}
 	*how = "crowd";
 	if (is_crowd(d, a, b))
 		return SP_CROWD;
@@ -821,7 +875,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		return g;
 	if (word_at(d, a, b, d->words[W_REF], &len) >= 0)
 		return d->pending || d->intro < 0 ? SP_PENDING : d->intro;
-	*how = "name";
+	*how = acted ? "name, the act after it left out" : "name";
 	if ((g = name_at(d, a, b, &len)) >= 0)
 		return g;
 	if (at(d, a, b, "我") && !at(d, a, b, "我们") && !at(d, a, b, "我的"))
@@ -847,7 +901,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 		return SP_NOBODY;
 	if (strict || !(whole || (e < b && e - a >= 2 && e - a <= 3)))
 		return SP_NOBODY;
-	*how = "new name";
+	*how = acted ? "new name, the act after it left out" : "new name";
 	return add_name(d, d->cp + a, e - a, -1, whole);
 }
 
@@ -855,7 +909,8 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 static size_t clause_start(const ts_dialogue *d, size_t lo, size_t b)
 {
 	while (b > lo && !is_clause_end(d->cp[b - 1]) && closer_of(d->cp[b - 1]) == 0 &&
-	       d->cp[b - 1] != 0x201D && d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
+	       d->cp[b - 1] != '"' && d->cp[b - 1] != '\'' && d->cp[b - 1] != 0x201D &&
+	       d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
 		b--;
 	return b;
 }
@@ -873,11 +928,9 @@ static size_t trim_end(const ts_dialogue *d, size_t a, size_t b, int *colon)
 
 /* ---- speakers ------------------------------------------------------------ */
 
-static size_t han_run(const ts_dialogue *d, size_t i, size_t max, const char * not );
-
 typedef struct said {
 	size_t q[QUOTES_MAX][2];
-	int closed[QUOTES_MAX];
+	ts_qspan span[QUOTES_MAX];
 	int who[QUOTES_MAX];
 	char why[QUOTES_MAX][160];
 } said;
@@ -895,6 +948,36 @@ static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_
 	return b;
 }
 
+/* Where the words of the quotation whose mark is at qs start. */
+static size_t words_of(const ts_dialogue *d, size_t qs)
+{
+	size_t i = qs + 1;
+	while (i < d->n && (ts_is_space(d->cp[i]) || closer_of(d->cp[i]) || d->cp[i] == '"'))
+		i++;
+	return i;
+}
+
+/* Does the quotation being attributed open by calling group g: by a
+ * known name of two characters or more (国舅连日不朝), or by a title one
+ * of g's names ends with (太守休怪 for 金太守)? */
+static int calls(const ts_dialogue *d, int g)
+{
+	size_t i = d->call, len;
+	if (g < 0 || i >= d->n)
+		return 0;
+	size_t end = d->n < i + 8 ? d->n : i + 8;
+	if (word_at(d, i, end, d->words[W_TITLE], &len) >= 0) {
+		for (size_t k = 0; k < d->nnames; k++) {
+			const name *m = &d->names[k];
+			if (m->group == g && m->len > len &&
+			    !memcmp(m->cp + m->len - len, d->cp + i, len * sizeof *m->cp))
+				return 1;
+		}
+	}
+	int h = name_at(d, i, end, &len);
+	return h >= 0 && len >= 2 && h == g;
+}
+
 /* The subject of the speech clause cp[cs..v), or of the clauses before
  * it in its sentence (from lo), or of the sentence before. */
 static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int inside,
@@ -904,6 +987,7 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 	 * out: the words before its verb (争辩道) are a new name only when no
 	 * clause before names anyone. */
 	int first = cs == lo || is_sentence_end(d->cp[cs - 1]);
+	d->seen = -1;
 	int s = subject(d, cs, v, (first ? 0 : STRICT) | inside, how);
 	size_t e = cs;
 	while (s == SP_NOBODY && e > lo) {
@@ -915,15 +999,28 @@ static int subject_back(ts_dialogue *d, size_t lo, size_t cs, size_t v, int insi
 		if (pcs == e) /* a quotation mark: the clause before is not this sentence's */
 			break;
 		s = subject(d, pcs, e,
-		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE,
+		            (pcs == lo || is_sentence_end(d->cp[pcs - 1]) ? 0 : STRICT) | INSIDE |
+		                BEFORE,
 		            how);
 		e = pcs;
 	}
+	/* 旋…见巩志立于城上，叫曰：“太守……”: no one opens by calling
+	 * himself, so the one seen speaks */
+	if (d->seen >= 0 && s >= 0 && calls(d, s)) {
+		*how = "the one seen: the quotation calls the other";
+		return d->seen;
+	}
+	if (s >= 0 && d->seen >= 0)
+		*how = "the one who sees, not the one seen";
 	if (s == SP_NOBODY && !first)
 		s = subject(d, cs, v, inside, how);
 	if (s == SP_NOBODY) {
 		*how = "omitted subject: the one before";
 		s = d->last_subject >= 0 ? d->last_subject : SP_UNKNOWN;
+		if (d->seen >= 0 && calls(d, s)) {
+			*how = "the one seen: the quotation calls the other";
+			s = d->seen;
+		}
 	}
 	return s;
 }
@@ -954,7 +1051,8 @@ static int from_lead(ts_dialogue *d, size_t lo, size_t qs, char *why, size_t sz)
 	if (v == b && !colon)
 		return NOT_SAID;
 	const char *how = "name";
-	int s = subject_back(d, lo, cs, v, vlen ? INSIDE : 0, &how);
+	d->call = words_of(d, qs);
+	int s = subject_back(d, lo, cs, v, INSIDE, &how);
 	char verb[32];
 	verb_text(d, v, vlen, verb, sizeof verb);
 	snprintf(why, sz, "the clause before, %s%s: %s", vlen ? "verb " : "a colon", verb, how);
@@ -1027,14 +1125,26 @@ static int acts_after(ts_dialogue *d, size_t qe, size_t hi, char *why, size_t sz
 	return g;
 }
 
+/* Does the quotation cp[qs..qe) hold no punctuation (a word, a title)? */
+static int unpunctuated(const ts_dialogue *d, size_t qs, size_t qe)
+{
+	for (size_t i = qs + 1; i + 1 < qe; i++)
+		if (ts_char_in(d->cp[i], "，。！？；…,!?"))
+			return 0;
+	return 1;
+}
+
+/* Is the quotation cp[qs..qe) inside a clause (text from lo, a character
+ * right before its mark: 念一声"唵"字真言)? */
+static int embedded(const ts_dialogue *d, size_t lo, size_t qs)
+{
+	return qs > lo && !is_clause_end(d->cp[qs - 1]) && !ts_is_space(d->cp[qs - 1]);
+}
+
 /* A quotation no clause attributes: a quoted word or title, or a turn. */
 static int unsaid(ts_dialogue *d, size_t lo, size_t qs, size_t qe, char *why, size_t sz)
 {
-	int punct = 0;
-	for (size_t i = qs + 1; i + 1 < qe; i++)
-		punct |= ts_char_in(d->cp[i], "，。！？；…,!?") != 0;
-	int embedded = qs > lo && !is_clause_end(d->cp[qs - 1]) && !ts_is_space(d->cp[qs - 1]);
-	if (!punct && (embedded || qe - qs <= 8)) {
+	if (unpunctuated(d, qs, qe) && (embedded(d, lo, qs) || qe - qs <= 8)) {
 		snprintf(why, sz, "not speech: a quoted word or title");
 		return SP_NONE;
 	}
@@ -1159,11 +1269,14 @@ static void courtesy(ts_dialogue *d, size_t cs)
 	}
 }
 
-/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也): X's group, or -1. */
+/* 乃X也 or 乃X， at i (X named: 视之，乃常山赵子龙也; 认得是同案的秀才
+ * 金有年，): X's group, or -1. */
 static int named_after(ts_dialogue *d, size_t i)
 {
-	if (!at(d, i, d->n, "乃"))
+	size_t wl;
+	if (word_at(d, i, d->n, d->words[W_NAMING], &wl) < 0)
 		return -1;
+	i += wl - 1; /* the words of the name follow i + 1 */
 	size_t l = han_run(d, i + 1, 8, "也，。");
 	if (l < 2 || i + 1 + l >= d->n || !ts_char_in(d->cp[i + 1 + l], "也，。"))
 		return -1;
@@ -1200,9 +1313,20 @@ static int intro_named(ts_dialogue *d, size_t from)
  * count. */
 static size_t attribute(ts_dialogue *d, said *s)
 {
-	size_t nq = find_quotes(d->cp, d->n, s->q, s->closed, QUOTES_MAX);
+	size_t nq = ts_zh_quotes(d->cp, d->n, d->words[W_VERB], s->span, QUOTES_MAX, &d->unpaired);
 	if (nq > QUOTES_MAX)
 		nq = QUOTES_MAX;
+	for (size_t k = 0; k < nq; k++)
+		s->q[k][0] = s->span[k].start, s->q[k][1] = s->span[k].end;
+	/* A quotation over paragraphs opens each with a mark: the speaker of
+	 * the one before goes on. */
+	int opens = nq && skip_lead(d, 0, s->q[0][0]) == s->q[0][0] &&
+	            s->span[0].text_start > s->span[0].start;
+	if (d->open_end && opens && d->open_who != NOT_SAID) {
+		d->carry = d->open_who;
+		snprintf(d->carry_why, sizeof d->carry_why, "a quotation over paragraphs goes on");
+	}
+	d->continued = d->open_end && opens;
 	for (size_t i = 0; i < d->n; i++)
 		if (i == 0 || is_clause_end(d->cp[i - 1]))
 			courtesy(d, i);
@@ -1218,6 +1342,11 @@ static size_t attribute(ts_dialogue *d, said *s)
 		}
 		if (w == NOT_SAID && k > 0)
 			w = goes_on(d, s, k, why, sizeof s->why[k]);
+		/* 念一声"唵"字真言: a word quoted inside a clause, whatever follows */
+		if (w == NOT_SAID && embedded(d, lo, qs) && unpunctuated(d, qs, qe)) {
+			snprintf(why, sizeof s->why[k], "not speech: a quoted word or title");
+			w = SP_NONE;
+		}
 		if (w == NOT_SAID)
 			w = from_after(d, qe, hi, why, sizeof s->why[k]);
 		if (w == NOT_SAID)
@@ -1246,6 +1375,14 @@ static size_t attribute(ts_dialogue *d, said *s)
 	for (size_t k = 0; k < nq; k++)
 		if (s->who[k] == SP_PENDING)
 			s->who[k] = SP_UNKNOWN;
+	size_t text = 0;
+	while (text < d->n && ts_is_space(d->cp[text]))
+		text++;
+	if (text < d->n) { /* a blank line does not end a quotation over paragraphs */
+		d->open_end = nq && !s->span[nq - 1].closed && s->q[nq - 1][1] == d->n;
+		d->open_who =
+		    d->open_end && s->who[nq - 1] != SP_UNKNOWN ? s->who[nq - 1] : NOT_SAID;
+	}
 	/* A paragraph that ends introducing speech (从旁说：) gives its
 	 * speaker to a paragraph that starts with a quotation. */
 	size_t tail = nq ? s->q[nq - 1][1] : 0;
@@ -1266,9 +1403,11 @@ static void women(ts_dialogue *d)
 {
 	size_t len, wl;
 	for (size_t i = 0; i < d->n; i++) {
-		int g = name_at(d, i, d->n, &len);
-		if (g < 0)
+		int nk = name_index_at(d, i, d->n, &len);
+		if (nk < 0)
 			continue;
+		int g = d->names[nk].group;
+		d->names[nk].mentions++;
 		size_t e = i + len, k = e;
 		int she = word_ending(d, i, e, d->words[W_FEMALE]) > 0 ||
 		          word_at(d, e, d->n, d->words[W_FEMALE], &wl) >= 0;
@@ -1317,4 +1456,11 @@ int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attributio
 	}
 	free(s);
 	return rc;
+}
+
+void ts_dialogue_marks(const ts_dialogue *d, size_t *unpaired, int *left_open, int *continued)
+{
+	*unpaired = d->unpaired;
+	*left_open = d->open_end;
+	*continued = d->continued;
 }

@@ -3,7 +3,9 @@
  * Quotations: in a paragraph, “” 「」 『』 ‘’ and ASCII " and ' (paired by
  * alternation; a ' between two Latin letters or digits is an apostrophe)
  * are quotation marks; a quotation opened inside another belongs to the
- * outer one, and one left open ends with its paragraph.
+ * outer one, and one left open ends with its paragraph.  Marks missing or
+ * doubled are recovered from (zh/quotes.h): a damaged mark changes at most
+ * its own sentence.
  *
  * Speakers: a ts_dialogue reads a book twice.  The first reading
  * (ts_dialogue_learn) collects the names that stand before a speech verb
@@ -30,7 +32,7 @@
 
 /* A quotation of a paragraph, as byte offsets into it. */
 typedef struct ts_quote {
-	size_t start;                /* its opening mark */
+	size_t start;                /* its opening mark (text_start when it is missing) */
 	size_t end;                  /* just past its closing mark, or the paragraph's end */
 	size_t text_start, text_end; /* what is inside the marks */
 	int closed;                  /* 0: left open, ended by the paragraph */
@@ -119,5 +121,14 @@ typedef int (*ts_attribution_fn)(void *ud, const ts_attribution *a);
  * to fn, in order (the strings are valid during the call).  Returns 0,
  * TS_ENOMEM, or what fn returned when it was not 0 (which stops it). */
 int ts_dialogue_attribute(ts_dialogue *d, const char *p, size_t n, ts_attribution_fn fn, void *ud);
+
+/* The quotation marks of the paragraph last read (ts_dialogue_learn() or
+ * ts_dialogue_attribute()), for warnings: *unpaired, how many of its
+ * marks did not pair as they stand (missing, doubled, stray: see
+ * zh/quotes.h); *left_open, its last quotation was still open at its end
+ * (the convention of a quotation over paragraphs, when the next non-blank
+ * paragraph opens with a mark: its *continued); a blank paragraph leaves
+ * *left_open as it was. */
+void ts_dialogue_marks(const ts_dialogue *d, size_t *unpaired, int *left_open, int *continued);
 
 #endif

@@ -4,7 +4,9 @@
 # files (000 for front matter, so 0 here); a cast.txt beside the book, or
 # --cast, prints the cast's first name; a cast's bad lines are warnings
 # naming FILE:LINE; --explain adds a fourth field; a quoted word and a
-# poem are "-", a quotation nobody can be told to say "?".
+# poem are "-", a quotation nobody can be told to say "?"; a missing
+# straight mark changes no other quotation and is a warning naming
+# FILE:LINE (issue 36).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
@@ -64,6 +66,15 @@ grep -q 'nowhere.txt' "$RUN_ERR" || fail "a missing cast is not named: $(cat "$R
 printf '“你来了？”\n' >alone.txt
 run 0 alone "$TINGSHU" speakers alone.txt
 [ "$(cut -f2 "$RUN_OUT")" = "?" ] || fail "an unattributed quotation: $(cat "$RUN_OUT")"
+
+# A closing mark lost: the quotations after it are still theirs, and a
+# warning names the line.
+printf '第一回 测试\n\n张三笑道:"这事不难,交给我。李四道:"那你去办。"王五道:"好。"\n' >marks.txt
+run 0 marks "$TINGSHU" speakers marks.txt
+[ "$(cut -f2 "$RUN_OUT" | tr '\n' ' ')" = "张三 李四 王五 " ] ||
+	fail "a lost mark changed the quotations after it: $(cat "$RUN_OUT")"
+grep -q 'marks.txt:3: quotation marks that do not pair' "$RUN_ERR" ||
+	fail "no FILE:LINE warning of the lost mark: $(cat "$RUN_ERR")"
 
 # A file that cannot be read: exit 1, the rest still printed.
 run 1 missing "$TINGSHU" speakers nothere.txt alone.txt

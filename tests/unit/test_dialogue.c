@@ -27,7 +27,7 @@ static void quotes_case(const char *dir)
 		ts_quote q[8];
 		size_t nq = ts_quotes_find(p, len, q, 8);
 		for (size_t i = 0; i < nq && i < 8; i++) {
-			CHECK(q[i].start < q[i].text_start && q[i].text_start <= q[i].text_end);
+			CHECK(q[i].start <= q[i].text_start && q[i].text_start <= q[i].text_end);
 			CHECK(q[i].text_end <= q[i].end && q[i].end <= len);
 			ts_buf_printf(&out, "%zu\t%.*s%s\n", line, (int)(q[i].end - q[i].start),
 			              p + q[i].start, q[i].closed ? "" : "*");
