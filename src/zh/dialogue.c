@@ -416,10 +416,8 @@ static int add_name(ts_dialogue *d, const uint32_t *cp, size_t len, int g, int s
 	if (ts_grow(&d->names, &d->names_cap, d->nnames + 1, sizeof *d->names) || slots_grow(d))
 		return TS_ENOMEM;
 	name *nm = &d->names[d->nnames++];
+	*nm = (name){.len = len, .group = g, .strong = strong};
 	memcpy(nm->cp, cp, len * sizeof *cp);
-	nm->len = len;
-	nm->group = g;
-	nm->strong = strong;
 	slot_put(d, (int)(d->nnames - 1));
 	return g;
 }
