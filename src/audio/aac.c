@@ -265,7 +265,8 @@ static int encode(enc *e, AVFrame *frame)
 		e->info.bytes += (uint64_t)e->pkt->size;
 		av.av_packet_unref(e->pkt);
 		if (bad)
-			return ts_error_set(e->err, TS_EIO, "%s: cannot write: %s", e->path,
+			return ts_error_set(e->err, bad > 1 ? ts_errno_code(bad) : TS_EIO,
+			                    "%s: cannot write: %s", e->path,
 			                    bad > 1 ? strerror(bad) : "a packet out of bounds");
 	}
 	return av_error(e, "cannot encode", ret);
