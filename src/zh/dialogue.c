@@ -192,17 +192,6 @@ static int decode(ts_dialogue *d, const char *p, size_t n)
 
 /* ---- quotations --------------------------------------------------------- */
 
-static uint32_t closer_of(uint32_t c)
-{
-	switch (c) {
-	case 0x201C: return 0x201D; /* “” */
-	case 0x300C: return 0x300D; /* 「」 */
-	case 0x300E: return 0x300F; /* 『』 */
-	case 0x2018: return 0x2019; /* ‘’ */
-	default: return 0;
-	}
-}
-
 size_t ts_quotes_find(const char *p, size_t n, ts_quote *out, size_t max)
 {
 	ts_dialogue *d = ts_dialogue_new(NULL) /* for its decoder */;
@@ -906,7 +895,7 @@ static int subject(ts_dialogue *d, size_t a, size_t b, int mode, const char **ho
 /* The start of the clause that ends at b. */
 static size_t clause_start(const ts_dialogue *d, size_t lo, size_t b)
 {
-	while (b > lo && !is_clause_end(d->cp[b - 1]) && closer_of(d->cp[b - 1]) == 0 &&
+	while (b > lo && !is_clause_end(d->cp[b - 1]) && ts_zh_quote_closer(d->cp[b - 1]) == 0 &&
 	       d->cp[b - 1] != '"' && d->cp[b - 1] != '\'' && d->cp[b - 1] != 0x201D &&
 	       d->cp[b - 1] != 0x300D && d->cp[b - 1] != 0x300F)
 		b--;
@@ -950,7 +939,8 @@ static size_t verb_of(const ts_dialogue *d, size_t a, size_t b, int colon, size_
 static size_t words_of(const ts_dialogue *d, size_t qs)
 {
 	size_t i = qs + 1;
-	while (i < d->n && (ts_is_space(d->cp[i]) || closer_of(d->cp[i]) || d->cp[i] == '"'))
+	while (i < d->n &&
+	       (ts_is_space(d->cp[i]) || ts_zh_quote_closer(d->cp[i]) || d->cp[i] == '"'))
 		i++;
 	return i;
 }

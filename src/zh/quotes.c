@@ -16,7 +16,7 @@ enum { DEPTH_MAX = 16, VERB_MAX_CPS = 8 };
 
 #define NONE ((size_t)-1)
 
-static uint32_t closer_of(uint32_t c)
+uint32_t ts_zh_quote_closer(uint32_t c)
 {
 	switch (c) {
 	case 0x201C: return 0x201D; /* “” */
@@ -65,7 +65,7 @@ static int is_straight(const pairing *p, size_t i)
 
 static int is_mark(const pairing *p, size_t i)
 {
-	return is_straight(p, i) || closer_of(p->cp[i]) || is_closer(p->cp[i]);
+	return is_straight(p, i) || ts_zh_quote_closer(p->cp[i]) || is_closer(p->cp[i]);
 }
 
 /* The last character before i that is not a space, not before lo; or
@@ -199,7 +199,7 @@ size_t ts_zh_quotes(const uint32_t *cp, size_t n, const char *const *verbs, ts_q
 	uint32_t stack[DEPTH_MAX];
 	size_t at[DEPTH_MAX], depth = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t c = cp[i], want = closer_of(c);
+		uint32_t c = cp[i], want = ts_zh_quote_closer(c);
 		int straight = is_straight(&p, i), closing = is_closer(c);
 		if (!straight && !want && !closing)
 			continue;

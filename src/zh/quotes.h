@@ -26,6 +26,10 @@ typedef struct ts_qspan {
 	int closed;                  /* 0: no mark closed it */
 } ts_qspan;
 
+/* The closing mark of the opening mark c (” of “, 」 of 「, 』 of 『, ’ of
+ * ‘); 0 when c is not one of those. */
+uint32_t ts_zh_quote_closer(uint32_t c);
+
 /* The outermost quotations of the paragraph cp[0..n), in order: up to max
  * into out; returns how many there are (which may be more than max).
  * verbs (NULL-terminated UTF-8 words; NULL: none) are the speech verbs a
