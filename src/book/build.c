@@ -220,8 +220,8 @@ static int plan_work(ts_plan *p, work *w, ts_error *err)
 	}
 	for (size_t i = 0; i < n; i++) {
 		ts_error e = {0};
-		ts_due due;
-		int had, rc = ts_plan_due(p, i, r, &had, &due, &e);
+		ts_due due = TS_DUE_KEPT; /* set when rc is 1, which gcc -O3 cannot see */
+		int had = 0, rc = ts_plan_due(p, i, r, &had, &due, &e);
 		if (rc < 0 && p->selected[i]) {
 			diag(p, TS_ERROR, "%s", ts_error_msg(&e));
 			w->failed++;
