@@ -1,8 +1,9 @@
 #!/bin/bash
 # Everything tingshu makes, from one binary, for a refactoring's before and
 # after: every audio format, the sentence timing files, the whole-book M4B
-# and EPUB, --dialogue voices, an EPUB, a GB18030 file and standard input as
-# inputs, 'text', 'pinyin', 'speakers' (and --explain), --dry-run, a second
+# and EPUB, --dialogue voices, an EPUB, a GB18030 file, standard input and a
+# web novel as inputs, 'text' (--dropped, --keep-notes), 'pinyin',
+# 'speakers' (and --explain), --dry-run, --format m4a, a second
 # (up to date) build, an incremental edit, errors of bad input, 'voices' and
 # every --help.  Each run's standard output, standard error and exit status
 # are kept as files, and every file it made is listed with its md5 in
@@ -55,6 +56,29 @@ cat >in/messy.txt <<'TXT'
 第2章　银行
 他在银行工作，长大以后重新开始。一个人不去，不对。
 TXT
+# A web novel: volumes whose chapter numbers restart, big chapter numbers,
+# the site's and the author's lines, a heading with a request, a chapter
+# posted twice in a row, traditional characters.
+cat >in/webnovel.txt <<'TXT'
+第一卷 风起
+第1章 初到（求收藏）
+天才一秒记住本站地址：ｗｗｗ．ｘｘ．ｃｏｍ 最快更新！
+他看了看手机屏幕上的消息，决定明天再回复。
+PS：新书上传，求推荐票！求收藏！
+（本章完）
+第2章 月票
+店里的月票卖完了，老板说下个月再更新货品。
+本章未完，请点击下一页继续阅读》》
+第2章 月票
+店里的月票卖完了，老板说下个月再更新货品。
+第二卷 雲湧
+第1章 重來
+作者有話說：今天兩更，晚上還有一章。
+她是一位作者，每天寫三千字。
+第1234章 大结局
+上一页 目录 下一页
+故事到这里就结束了。
+TXT
 mkdir -p in/folder
 printf '第十章 十\n十。\n' >in/folder/10.txt
 printf '二。\n' >in/folder/2.txt
@@ -102,6 +126,10 @@ for f in in/seeds/*.txt in/messy.txt in/dialogue/book.txt in/short-gb.txt; do
 	run "pinyin_$b" "$ts" pinyin "$f"
 done
 run pinyin_lex "$ts" pinyin --lexicon in/lexicon.txt in/messy.txt
+run text_web "$ts" text in/webnovel.txt
+run text_web_dropped "$ts" text --dropped in/webnovel.txt
+run text_web_notes "$ts" text --keep-notes in/webnovel.txt
+run pinyin_web "$ts" pinyin in/webnovel.txt
 run text_folder "$ts" text in/folder
 run_in text_stdin in/short.txt "$ts" text -
 run speakers "$ts" speakers in/dialogue/book.txt
@@ -121,6 +149,9 @@ run b_44k "$ts" build -j2 -o out/44k --sample-rate 44100 --rate 1.25 --sentence-
 run b_quiet_off "$ts" build -j1 -o out/off --loudness off --timing none in/book.txt
 run b_messy "$ts" build -j2 -v -o out/messy --lexicon in/lexicon.txt --book m4b in/messy.txt
 run b_gb "$ts" build -j2 -o out/gb in/short-gb.txt
+run b_m4a "$ts" build -j2 -o out/m4a --format m4a --book m4b in/short.txt
+run b_web "$ts" build -j2 -o out/web --timing srt in/webnovel.txt
+run b_web_notes "$ts" build -j2 -o out/web_notes --keep-notes --loudness off in/webnovel.txt
 run_in b_stdin in/short.txt "$ts" build -j2 -o out/stdin -
 run b_folder "$ts" build -j2 -o out/folder in/folder
 run b_epub_in "$ts" build -j2 -o out/epub_in --book epub out/seeds/seeds.epub
