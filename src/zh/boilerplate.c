@@ -28,18 +28,21 @@
 #define SEP_MIN  3 /* characters of a separator row, at least */
 
 /* The kinds of lines dropped: the names of boilerplate.txt, what
- * --dropped says, and which are the author's (kept with --keep-notes). */
+ * --dropped says, which are the author's (kept with --keep-notes), and
+ * which head a section: the lines after them are dropped too, up to the
+ * next chapter heading. */
 static const struct kind {
 	const char *name, *reason;
-	int note;
+	int note, section;
 } kinds[] = {
-    {"site", "site ad", 0},
-    {"marker", "end marker", 0},
-    {"furniture", "page furniture", 0},
-    {"credit", "uploader's credit", 0},
-    {"separator", "separator", 0},
-    {"note", "author's note", 1},
-    {"update", "update notice", 1},
+    {"site", "site ad", 0, 0},
+    {"marker", "end marker", 0, 0},
+    {"furniture", "page furniture", 0, 0},
+    {"credit", "uploader's credit", 0, 0},
+    {"separator", "separator", 0, 0},
+    {"note", "author's note", 1, 0},
+    {"update", "update notice", 1, 0},
+    {"section", "author's note", 1, 1},
 };
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
@@ -92,6 +95,7 @@ struct ts_boilerplate_check {
 	unsigned flags;
 	unsigned char *found; /* F_* of each word, for the line judged */
 	size_t nfound;        /* words found in it */
+	int section;          /* the lines judged are in a section (kind section) */
 	char key[KEY_MAX];
 };
 
@@ -332,7 +336,7 @@ static int load(ts_boilerplate *bp, const ts_word *e, size_t n, group **g, size_
 		if (kind < 0)
 			rc =
 			    (*why = "not a kind (site, marker, furniture, credit, separator, note, "
-			            "update) or @group",
+			            "update, section) or @group",
 			     TS_EINVAL);
 		else
 			rc = parse_rule(bp, *g, *ng, e[i].text, kind, why);
@@ -511,6 +515,17 @@ static int judge_key(ts_boilerplate_check *c, const char *key, size_t n, int not
 	return -1;
 }
 
+/* Is s[0..n) empty, or spaces only (ASCII, U+3000)? */
+static int blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '\xe3' && i + 2 < n && s[i + 1] == '\x80' && s[i + 2] == '\x80')
+			i += 2;
+		else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
 static int is_heading(const char *s, size_t n)
 {
 	char out[TS_HEADING_BYTES];
@@ -602,7 +617,20 @@ int ts_boilerplate_check_line(ts_boilerplate_check *c, const char *line, size_t 
 {
 	if (!c->bp || !c->bp->nr)
 		return 0;
+	/* In a section: every line up to the next chapter heading, which
+	 * ends it and is judged as any line. */
+	if (c->section && is_heading(line, len))
+		c->section = 0;
+	if (c->section) {
+		*u = (ts_unspoken){"author's note", 0, 1};
+		return !blank(line, len);
+	}
 	int kind = judge(c, line, len);
+	if (kind >= 0 && kinds[kind].section && !is_heading(line, len)) {
+		c->section = 1;
+		*u = (ts_unspoken){kinds[kind].reason, 0, 1};
+		return 1;
+	}
 	if (kind >= 0 && !is_heading(line, len)) {
 		int part = kind;
 		size_t tail = pasted_tail(c, line, len, &part);

@@ -16,6 +16,10 @@
  * after which the rest matches a rule by itself, when what comes before
  * matches none.
  *
+ * An author's note under a line of its own (kind section in the patterns:
+ * 完本感言) goes with the lines after it, up to the next chapter heading:
+ * a check carries that from line to line (one check a text read in order).
+ *
  * A heading with a request tacked on (第12章 决战（求月票）) keeps the
  * heading and loses the request: a bracketed group that ends a line that
  * is a chapter heading without it (zh/heading.h), and that an author's

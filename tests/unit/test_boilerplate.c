@@ -2,6 +2,7 @@
  * (zh/boilerplate.h): the pattern language (anchors, groups, negation,
  * characters only, Latin word edges, the key's folding), refusing a bad
  * kind or group with the entry named, --keep-notes, a heading's request,
+ * an author's note heading a section,
  * the shipped patterns, and the input reader dropping lines with their
  * numbers (input/reader.h).
  *
@@ -110,6 +111,48 @@ static void check_shipped(const char *dir)
 	ts_lang_free(l);
 }
 
+/* Lines judged in order by one check: "1" dropped, "0" spoken, each. */
+static void judge_lines(const ts_boilerplate *bp, unsigned flags, const char *const *lines,
+                        char *out)
+{
+	ts_boilerplate_check *c = ts_boilerplate_check_new(bp, flags);
+	ts_unspoken u;
+	size_t i = 0;
+	for (; c && lines[i]; i++)
+		out[i] = ts_boilerplate_check_line(c, lines[i], strlen(lines[i]), &u) ? '1' : '0';
+	out[i] = '\0';
+	ts_boilerplate_check_free(c);
+}
+
+/* An author's note under a line of its own goes with the lines after it,
+ * blank ones not counted, up to the next chapter heading; not with
+ * --keep-notes; a line that only names such a note is the story's. */
+static void check_section(void)
+{
+	ts_error err = {0};
+	ts_boilerplate *bp = load("=完本感言|=上架感言\tsection\n", &err);
+	CHECK(bp != NULL);
+	const char *const book[] = {"故事结束了。",
+	                            "【完本感言】",
+	                            "写了两年。",
+	                            "",
+	                            "谢谢大家。",
+	                            "第一章 新生",
+	                            "她读完了那篇完本感言。",
+	                            "完本感言",
+	                            "上架感言也是。",
+	                            NULL};
+	char got[16];
+	judge_lines(bp, 0, book, got);
+	CHECK(strcmp(got, "011010011") == 0);
+	if (strcmp(got, "011010011") != 0)
+		fprintf(stderr, "  sections: %s\n", got);
+	judge_lines(bp, TS_BOILERPLATE_KEEP_NOTES, book, got);
+	CHECK(strcmp(got, "000000000") == 0);
+	CHECK(strcmp(judge(bp, 0, "完本感言"), "author's note") == 0);
+	ts_boilerplate_free(bp);
+}
+
 typedef struct seen {
 	char text[512];
 } seen;
@@ -162,6 +205,7 @@ int main(int argc, char **argv)
 	snprintf(scratch, sizeof scratch, "%s", argv[2]);
 	check_language();
 	check_shipped(argv[1]);
+	check_section();
 	check_reader();
 	return check_done("test_boilerplate");
 }
