@@ -36,6 +36,9 @@ static const char prose_marks[] = "。，！？；“”";
  * export them.  上架感言 and other notes are not volumes. */
 static const char *const named_volumes[] = {"VIP卷",    "vip卷",    "ＶＩＰ卷", "正文卷",
                                             "作品相关", "作品相關", NULL};
+/* What a site puts before a chapter heading (正文 第一章, VIP章节 第101章). */
+static const char *const chapter_parts[] = {"正文",       "VIP章节",    "VIP章節", "vip章节",
+                                            "ＶＩＰ章节", "ＶＩＰ章節", NULL};
 /* What follows a volume's number when the line is that volume's end, not
  * its start: 第一卷完, 第一卷（终）. */
 static const char *const end_marks[] = {"完", "终", "終", "完结", "完結", "结束", "結束", NULL};
@@ -165,11 +168,17 @@ int ts_heading_kind(const char *line, size_t len)
 	}
 	if (volume_line(s, len, chars, prose))
 		return TS_HEADING_VOLUME;
-	/* "正文" often prefixes the first heading of web novels. */
-	if (len > 6 && memcmp(s, "正文", 6) == 0) {
-		i = 6;
-		while (i < len && (k = ts_utf8_decode(s + i, len - i, &c)) > 0 && ts_is_space(c))
-			i += (size_t)k;
+	/* The part of the book a site puts before a web novel's chapter
+	 * headings: 正文 第一章, VIP章节 第101章. */
+	for (const char *const *p = chapter_parts; *p; p++) {
+		size_t n = strlen(*p);
+		if (len > n && memcmp(s, *p, n) == 0) {
+			i = n;
+			while (i < len && (k = ts_utf8_decode(s + i, len - i, &c)) > 0 &&
+			       ts_is_space(c))
+				i += (size_t)k;
+			break;
+		}
 	}
 	if (!starts(s, i, len, "第"))
 		return special_heading(s, i, len, chars, prose) ? TS_HEADING_SPECIAL
