@@ -9,12 +9,14 @@
  * src/audio/aac.c reads it).  Each configuration then encodes all of it
  * the way src/audio/aac.c does (FLTP frames of the encoder's frame size,
  * the last one short, then a flush; the fast coder unless the
- * configuration names another), timed in CPU time of the process (user +
+ * configuration names another; the encoder's own rate control at the bit
+ * rate unless it names flags=+qscale), timed in CPU time of the process (user +
  * system) from avcodec_open2's context to the last packet.  The
  * configurations take turns, REPS rounds of them; each keeps its best
  * (smallest) time and its median.  The configuration "tingshu" is
- * tingshu's own ts_aac_encode() on the WAV file (reading it included),
- * whose packets must be those of "default".
+ * tingshu's own ts_aac_encode() on the WAV file (reading it included);
+ * the last column says whether a configuration's packets are the first
+ * configuration's, byte for byte.
  *
  * Quality, of each configuration's packets decoded by libavcodec's AAC
  * decoder, the encoder's priming (initial_padding) dropped, against the
@@ -33,10 +35,9 @@
  *
  * Usage: aacopts [-k REPS] [-b BITRATE] WAV CONFIG...
  * where CONFIG is NAME or NAME:OPT=VAL,OPT=VAL... (OPT an AVOption of the
- * encoder, e.g. aac_pns=0, aac_tns=0, aac_coder=twoloop, cutoff=8000;
- * "default" is the encoder as src/audio/aac.c opens it; "tingshu" as
- * above).  Prints a header and one line a configuration on stdout.  Exit
- * 0, or 2 with a message on stderr. */
+ * encoder or codec context, e.g. aac_pns=0, aac_tns=0, aac_coder=twoloop,
+ * cutoff=8000, flags=+qscale, global_quality=150; "tingshu" as above).  Prints a header and one
+ * line a configuration on stdout.  Exit 0, or 2 with a message on stderr. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, also with -std=c11 */
 
 #include "audio/aac.h"
@@ -458,13 +459,10 @@ int main(int argc, char **argv)
 			                  : encode(&c[i], x, n, si.samplerate, bit_rate);
 			fprintf(stderr, "  round %d %-12s %.3f s\n", r + 1, c[i].name, c[i].cpu[r]);
 		}
-	const conf *def = NULL;
-	for (int i = 0; i < nc; i++)
-		if (strcmp(c[i].name, "default") == 0)
-			def = &c[i];
+	const conf *def = &c[0];
 	printf("%-12s %-30s %7s %7s %7s %6s %6s %6s %8s %8s %6s %5s %6s %s\n", "config", "options",
 	       "cpu_min", "cpu_med", "xreal", "segsnr", "snr", "lsd", "peak", "rms", "kb/s", "lag",
-	       "maxpkt", "same_as_default");
+	       "maxpkt", "same_as_first");
 	for (int i = 0; i < nc; i++) {
 		float *y;
 		long ny = decode(&c[i], si.samplerate, &y);
