@@ -102,7 +102,7 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
 	return ts_aac_take(job->chapters.paths[idx], audio, job->chapters.owner_pid, *tmp, key,
-	                   job->aac_bit_rate, err);
+	                   job->aac_bit_rate, *path, err);
 }
 
 /* Make ready the files of chapter idx, just built and left at their
