@@ -283,6 +283,16 @@ static void lanes_init(uint64_t h[2])
 	h[0] = 0xcbf29ce484222325ULL, h[1] = 0x2545f4914f6cdd1dULL;
 }
 
+/* The zeros encoded before piece p's first sample: none but in the last
+ * piece, encoded from the packet where its first sample falls, so that
+ * the chapter ends exactly where its samples do (its first packet is
+ * never after its first sample, and the zeros before that sample are
+ * the run of zeros the piece is cut in). */
+static uint64_t lead_of(const piece *p, int last)
+{
+	return last ? p->start % TS_AAC_FRAME : 0;
+}
+
 /* Close the piece that began at c->p[c->n].start at end, with lanes h. */
 static int end_piece(cutter *c, uint64_t end, const uint64_t h[2], int last)
 {
@@ -300,6 +310,7 @@ static int end_piece(cutter *c, uint64_t end, const uint64_t h[2], int last)
 	ts_hash_str(&hs, LIBAVCODEC_IDENT);
 	ts_hash_int(&hs, c->rate), ts_hash_int(&hs, c->bit_rate);
 	ts_hash_int(&hs, (int64_t)(end - pc->start)), ts_hash_int(&hs, last);
+	ts_hash_int(&hs, last ? (int64_t)lead_of(pc, 1) : 0);
 	ts_hash_bytes(&hs, h, 2 * sizeof *h);
 	ts_hash_hex(&hs, pc->hash);
 	pc->len = end - pc->start;
@@ -528,17 +539,18 @@ static int feed_sample(enc *e, float x)
 
 /* Piece pc, its samples read from sf (the first of channels), encoded on
  * its own from silence (zeros before it, as the encoder's priming, and
- * after it): e->want of its packets written. */
+ * after it), from lead samples before its first (zeros: see lead_of()):
+ * e->want of its packets written. */
 static int encode_piece(enc *e, SNDFILE *sf, int channels, int rate, int bit_rate, const piece *pc,
-                        volatile sig_atomic_t *cancel)
+                        uint64_t lead, volatile sig_atomic_t *cancel)
 {
 	float block[4096];
 	int rc = open_encoder(e, rate, bit_rate);
 	e->pts = 0, e->filled = 0;
-	if (!rc && sf_seek(sf, (sf_count_t)pc->start, SEEK_SET) < 0)
+	if (!rc && sf_seek(sf, (sf_count_t)(pc->start - lead), SEEK_SET) < 0)
 		rc = ts_error_set(e->err, TS_EIO, "%s: cannot read it: %s", e->path,
 		                  sf_strerror(sf));
-	for (uint64_t left = pc->len; !rc && left > 0;) {
+	for (uint64_t left = lead + pc->len; !rc && left > 0;) {
 		sf_count_t n =
 		    left < (uint64_t)(4096 / channels) ? (sf_count_t)left : 4096 / channels;
 		sf_count_t got = sf_readf_float(sf, block, n);
@@ -671,7 +683,7 @@ static int write_piece(enc *e, old *o, SNDFILE *sf, int channels, piece *pc, siz
 		++*copied;
 	else if (rc == 1)
 		rc = encode_piece(e, sf, channels, (int)e->info.rate, (int)e->info.bit_rate, &pc[k],
-		                  cancel);
+		                  lead_of(&pc[k], k + 1 == n), cancel);
 	/* Whole: a piece that needs a packet more than it was made with repeats
 	 * its last, silence only (its last window held nothing but zeros). */
 	while (!rc && k + 1 < n && e->got < e->want && e->last_size)
@@ -688,7 +700,8 @@ static uint64_t quiet_tail(const ts_aac_info *in, uint64_t loud_end, const piece
 	size_t k = n - 1;
 	while (k > 0 && p[k].start >= loud_end)
 		k--;
-	uint64_t sound = in->priming + p[k].first * TS_AAC_FRAME + (loud_end - p[k].start);
+	uint64_t sound = in->priming + p[k].first * TS_AAC_FRAME + lead_of(&p[k], k + 1 == n) +
+	                 (loud_end - p[k].start);
 	uint64_t needed = (sound + TS_AAC_FRAME - 1) / TS_AAC_FRAME + 1;
 	return in->packets > needed ? in->packets - needed : 0;
 }
