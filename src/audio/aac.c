@@ -22,7 +22,9 @@
 #include <sndfile.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define AVCODEC_FNS(X)                                                                             \
@@ -724,21 +726,195 @@ static int write_head(enc *e, const piece *p, size_t n)
 	return rc;
 }
 
-/* The pieces of c into the file, each copied from o or encoded from sf;
- * the header's fields. */
-static int write_pieces(enc *e, old *o, SNDFILE *sf, int channels, cutter *c,
-                        volatile sig_atomic_t *cancel, size_t *copied)
+/* An unnamed file (the MP4's sample sizes, mp4.h; the packets of the
+ * pieces a child makes), made beside path
+ * (a temporary name, hidden) and unlinked at once: -1 with errno. */
+static int open_spool(const char *path)
+{
+	ts_buf b = {0};
+	int fd = -1;
+	if (ts_buf_printf(&b, "%s.sizes-XXXXXX", path) == 0 && (fd = mkstemp(b.data)) >= 0) {
+		unlink(b.data);
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	} else if (ts_buf_error(&b))
+		errno = ENOMEM;
+	ts_buf_free(&b);
+	return fd;
+}
+
+/* ---- the pieces in two processes ------------------------------------ */
+
+/* What a chapter is encoded from, for the process that encodes part of
+ * it. */
+typedef struct source {
+	const char *audio, *prev;
+	int channels, procs;
+	volatile sig_atomic_t *cancel;
+} source;
+
+/* What that process did: then, for each of its pieces, where its
+ * packets start in its file and how many it has. */
+typedef struct half {
+	int rc, encoded;
+	size_t copied;
+	ts_aac_info info; /* its packets, their bytes; the encoder's fields */
+	char msg[1024];
+} half;
+
+/* Read n bytes of the pipe fd into p: 0, or -1 (its end first: the
+ * writer died). */
+static int read_full(int fd, void *p, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The first piece the second process makes: about half the samples to
+ * encode on each side; c->n when there is not enough to share. */
+static size_t split_at(const cutter *c, const old *o)
+{
+	uint64_t all = 0, so_far = 0;
+	for (size_t k = 0; k < c->n; k++)
+		all += old_find(o, &c->p[k]) ? 0 : c->p[k].len;
+	for (size_t k = 0; k < c->n; k++) {
+		if (so_far > 0 && so_far >= all / 2)
+			return so_far < all ? k : c->n;
+		so_far += old_find(o, &c->p[k]) ? 0 : c->p[k].len;
+	}
+	return c->n;
+}
+
+/* Pieces [s, c->n) of src into the file fd (a spool: see open_spool()),
+ * in the child process that encodes them; what it did into res.  Never
+ * returns. */
+static void half_run(const source *src, cutter *c, size_t s, int bit_rate, int fd, int res)
+{
+	half h = {0};
+	ts_error err = {0};
+	enc *e = calloc(1, sizeof *e);
+	old o;
+	SF_INFO si = {0};
+	SNDFILE *sf = sf_open(src->audio, SFM_READ, &si);
+	old_open(&o, src->prev, c->rate, bit_rate); /* its own file offsets, not the parent's */
+	if (!e || !sf || !(e->out = fdopen(fd, "w+b")))
+		h.rc = ts_error_set(&err, TS_ENOMEM, NULL);
+	else {
+		e->path = src->audio, e->err = &err;
+		e->info.rate = (unsigned)c->rate, e->info.bit_rate = (unsigned)bit_rate;
+	}
+	for (size_t k = s; k < c->n && !h.rc; k++) {
+		size_t before = h.copied;
+		h.rc = write_piece(e, &o, sf, src->channels, c->p, k, c->n, src->cancel, &h.copied);
+		h.encoded |= h.copied == before;
+	}
+	if (!h.rc && fflush(e->out) != 0)
+		h.rc = ts_error_set(&err, ts_errno_code(errno), "%s", strerror(errno));
+	if (e)
+		h.info = e->info;
+	snprintf(h.msg, sizeof h.msg, "%s", h.rc ? err.msg : "");
+	int ok = ts_write_full(res, &h, sizeof h) == 0;
+	for (size_t k = s; k < c->n && ok; k++)
+		ok = ts_write_full(res, &c->p[k].offset, 8) == 0 &&
+		     ts_write_full(res, &c->p[k].packets, 8) == 0;
+	_exit(ok ? 0 : 1);
+}
+
+/* The child's pieces [s, c->n), written in the spool fd, after the
+ * parent's in e->out: 0, 1 when the child did not finish (the caller
+ * makes them), or a code with e->err filled. */
+static int half_join(enc *e, cutter *c, size_t s, int fd, int res, half *h)
+{
+	unsigned char buf[65536];
+	uint64_t base = (uint64_t)ftello(e->out);
+	int rc = read_full(res, h, sizeof *h) == 0 ? 0 : 1;
+	for (size_t k = s; k < c->n && !rc; k++)
+		if (read_full(res, &c->p[k].offset, 8) != 0 ||
+		    read_full(res, &c->p[k].packets, 8) != 0)
+			rc = 1;
+	if (!rc && h->rc)
+		return h->rc == TS_ECANCELED || h->rc == TS_ENOMEM || h->rc == TS_EIO
+		           ? ts_error_set(e->err, h->rc, "%s: %s", e->path, h->msg)
+		           : 1;
+	for (off_t at = 0; !rc;) {
+		ssize_t got = pread(fd, buf, sizeof buf, at);
+		if (got < 0 || (got > 0 && fwrite(buf, 1, (size_t)got, e->out) != (size_t)got))
+			return ts_error_set(e->err, ts_errno_code(errno), "%s: cannot write: %s",
+			                    e->path, strerror(errno));
+		if (got == 0)
+			break;
+		at += got;
+	}
+	for (size_t k = s; k < c->n && !rc; k++)
+		c->p[k].offset += base;
+	if (!rc)
+		e->info.packets += h->info.packets, e->info.bytes += h->info.bytes;
+	return rc;
+}
+
+/* Pieces [s, c->n) in a child process, at the same time as the caller
+ * makes [0, s) (make_first()), then joined: 0, or a code with e->err
+ * filled. */
+static int write_halves(enc *e, old *o, SNDFILE *sf, const source *src, cutter *c, size_t s,
+                        size_t *copied, int *encoded)
+{
+	int res[2] = {-1, -1}, rc = 0, fd = open_spool(e->path), status;
+	half h = {0};
+	pid_t pid = fd >= 0 && pipe(res) == 0 ? fork() : -1;
+	if (pid == 0) {
+		close(res[0]);
+		half_run(src, c, s, (int)e->info.bit_rate, fd, res[1]);
+	}
+	if (res[1] >= 0)
+		close(res[1]);
+	for (size_t k = 0; k < (pid > 0 ? s : c->n) && !rc; k++) {
+		size_t before = *copied;
+		rc = write_piece(e, o, sf, src->channels, c->p, k, c->n, src->cancel, copied);
+		*encoded |= *copied == before;
+	}
+	if (pid > 0 && rc)
+		kill(pid, SIGKILL);
+	if (pid > 0 && !rc && (rc = half_join(e, c, s, fd, res[0], &h)) == 0) {
+		*copied += h.copied;
+		if (h.encoded && !*encoded) /* the encoder's fields */
+			e->info.priming = h.info.priming, e->info.config_len = h.info.config_len,
+			memcpy(e->info.config, h.info.config, h.info.config_len);
+		*encoded |= h.encoded;
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	for (size_t k = s; pid > 0 && rc == 1 && k < c->n; k++) { /* the child failed: here */
+		size_t before = *copied;
+		rc = write_piece(e, o, sf, src->channels, c->p, k, c->n, src->cancel, copied);
+		*encoded |= *copied == before;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (res[0] >= 0)
+		close(res[0]);
+	return rc;
+}
+
+/* The pieces of c into the file, each copied from o or encoded from
+ * src's audio (read through sf), in src->procs processes (1 or 2); the
+ * header's fields. */
+static int write_pieces(enc *e, old *o, SNDFILE *sf, const source *src, cutter *c, size_t *copied)
 {
 	int rc = 0, encoded = 0;
 	/* The packets after the room of the header and the table. */
 	if (fseeko(e->out, HEADER + PIECE * (off_t)c->n, SEEK_SET) != 0)
 		rc = ts_error_set(e->err, ts_errno_code(errno), "%s: cannot write: %s", e->path,
 		                  strerror(errno));
-	for (size_t k = 0; k < c->n && !rc; k++) {
-		size_t before = *copied;
-		rc = write_piece(e, o, sf, channels, c->p, k, c->n, cancel, copied);
-		encoded |= *copied == before;
-	}
+	size_t s = src->procs > 1 ? split_at(c, o) : c->n;
+	if (!rc)
+		rc = write_halves(e, o, sf, src, c, s, copied, &encoded);
 	if (!rc && !encoded) { /* all copied: the encoder's own fields from the file */
 		e->info.priming = o->info.priming;
 		e->info.config_len = o->info.config_len;
@@ -751,7 +927,8 @@ static int write_pieces(enc *e, old *o, SNDFILE *sf, int channels, cutter *c,
 }
 
 int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HEX], int bit_rate,
-                  const char *prev, volatile sig_atomic_t *cancel, size_t *reused, ts_error *err)
+                  const char *prev, int procs, volatile sig_atomic_t *cancel, size_t *reused,
+                  ts_error *err)
 {
 	enc *e = calloc(1, sizeof *e);
 	cutter c = {.bit_rate = bit_rate};
@@ -788,7 +965,8 @@ int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HE
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
 	}
-	rc = write_pieces(e, &o, sf, si.channels, &c, cancel, &copied);
+	source src = {audio, prev, si.channels, procs, cancel};
+	rc = write_pieces(e, &o, sf, &src, &c, &copied);
 	memcpy(e->info.key, key, TS_HASH_HEX);
 	/* The header last: a file cut short has none. */
 	if (!rc && write_head(e, c.p, c.n) != 0)
@@ -826,7 +1004,7 @@ static int encode_fn(void *arg, char *out, size_t outsz)
 	const job *j = arg;
 	ts_error e = {0};
 	int rc =
-	    ts_aac_encode(j->audio, j->path, j->key, j->bit_rate, j->prev, j->cancel, NULL, &e);
+	    ts_aac_encode(j->audio, j->path, j->key, j->bit_rate, j->prev, 1, j->cancel, NULL, &e);
 	snprintf(out, outsz, "%s", rc ? ts_error_msg(&e) : "");
 	return -rc; /* 0, or the code made positive */
 }
@@ -894,21 +1072,6 @@ static int copy_packets(ts_mp4 *m, FILE *f, const char *aac, ts_error *err)
 	return got;
 }
 
-/* An unnamed file for the MP4's sample sizes (mp4.h), made beside path
- * (a temporary name, hidden) and unlinked at once: -1 with errno. */
-static int open_spool(const char *path)
-{
-	ts_buf b = {0};
-	int fd = -1;
-	if (ts_buf_printf(&b, "%s.sizes-XXXXXX", path) == 0 && (fd = mkstemp(b.data)) >= 0) {
-		unlink(b.data);
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
-	} else if (ts_buf_error(&b))
-		errno = ENOMEM;
-	ts_buf_free(&b);
-	return fd;
-}
-
 int ts_aac_write_m4a(const char *aac, const char *path, const ts_aac_tags *tags, ts_error *err)
 {
 	ts_aac_info in;
@@ -952,12 +1115,13 @@ out:
 }
 
 int ts_aac_take(const char *audio, const char *audio_tmp, long owner_pid, const char *tmp,
-                const char key[TS_HASH_HEX], int bit_rate, const char *prev, ts_error *err)
+                const char key[TS_HASH_HEX], int bit_rate, const char *prev, int procs,
+                ts_error *err)
 {
 	char *made = ts_aac_beside(audio, owner_pid);
 	int rc = !made ? ts_error_set(err, TS_ENOMEM, NULL)
 	         : access(made, F_OK) != 0
-	             ? ts_aac_encode(audio_tmp, tmp, key, bit_rate, prev, NULL, NULL, err)
+	             ? ts_aac_encode(audio_tmp, tmp, key, bit_rate, prev, procs, NULL, NULL, err)
 	         : rename(made, tmp) != 0
 	             ? ts_error_set(err, ts_errno_code(errno), "%s: %s", made, strerror(errno))
 	             : ts_aac_set_key(tmp, key, err);

@@ -79,12 +79,14 @@ typedef struct ts_aac_info {
  * what the file says it is.  prev (may be NULL): the path of an AAC file
  * made before of the same chapter (any key), whose pieces of the same
  * samples are copied instead of encoded; the file made is the same
- * either way.  *reused (reused may be NULL): how many pieces were
- * copied.  Stops with TS_ECANCELED when *cancel is set (cancel may be
- * NULL).  Nothing is left at path on failure.  0, or a code with err
- * filled. */
+ * either way.  procs: 2 to encode the pieces in two processes (this
+ * one and a child, each about half), when a core is free for it; else 1.
+ * *reused (reused may be NULL): how many pieces were copied.  Stops with
+ * TS_ECANCELED when *cancel is set (cancel may be NULL).  Nothing is
+ * left at path on failure.  0, or a code with err filled. */
 int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HEX], int bit_rate,
-                  const char *prev, volatile sig_atomic_t *cancel, size_t *reused, ts_error *err);
+                  const char *prev, int procs, volatile sig_atomic_t *cancel, size_t *reused,
+                  ts_error *err);
 
 /* ts_aac_encode() in a child process, at the temporary name of path
  * (ts_temp_name(path, owner_pid)), then renamed to path, a file in root
@@ -119,9 +121,11 @@ char *ts_aac_beside(const char *audio, long owner_pid);
 /* The AAC of the chapter file audio, written at audio_tmp, into tmp with
  * key: the one its M4A writer left beside it (ts_aac_beside()), taken
  * over, else encoded from audio_tmp here, with the pieces of prev (may
- * be NULL: see ts_aac_encode()).  0, or a code with err filled. */
+ * be NULL) in procs processes (see ts_aac_encode()).  0, or a code with
+ * err filled. */
 int ts_aac_take(const char *audio, const char *audio_tmp, long owner_pid, const char *tmp,
-                const char key[TS_HASH_HEX], int bit_rate, const char *prev, ts_error *err);
+                const char key[TS_HASH_HEX], int bit_rate, const char *prev, int procs,
+                ts_error *err);
 
 /* The tags of an M4A file. */
 typedef struct ts_aac_tags {

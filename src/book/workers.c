@@ -101,8 +101,12 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 	    !(*tmp = ts_temp_name(*path, job->chapters.owner_pid)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
+	size_t n = ts_book_count(job->chapters.book),
+	       todo = 0; /* fewer than workers: a core free */
+	for (size_t i = 0; i < n; i++)
+		todo += !job->todo || job->todo[i];
 	return ts_aac_take(job->chapters.paths[idx], audio, job->chapters.owner_pid, *tmp, key,
-	                   job->aac_bit_rate, *path, err);
+	                   job->aac_bit_rate, *path, todo < (size_t)job->workers ? 2 : 1, err);
 }
 
 /* Make ready the files of chapter idx, just built and left at their

@@ -6,8 +6,9 @@
  * piece a packet off, or a length that drifts, fails); a sentence made
  * longer in the middle encodes that one piece again and copies every
  * other, those after it moved in time included, and the file is the
- * same byte for byte as the edited chapter encoded from nothing; a
- * previous file of another version or bit rate is not used. */
+ * same byte for byte as the edited chapter encoded from nothing, in one
+ * process or two; a previous file of another version or bit rate is not
+ * used. */
 #include "check.h"
 #include "audio/aac.h"
 
@@ -216,7 +217,7 @@ int main(int argc, char **argv)
 	ts_error err = {0};
 	short *x;
 	size_t reused = 99, n = chapter(wav, -1, &x, NULL), edit_end = 0;
-	CHECK(ts_aac_encode(wav, a, KEY, 64000, NULL, NULL, &reused, &err) == 0);
+	CHECK(ts_aac_encode(wav, a, KEY, 64000, NULL, 1, NULL, &reused, &err) == 0);
 	CHECK(reused == 0);
 	check_joins(a, x, n);
 	free(x);
@@ -229,7 +230,7 @@ int main(int argc, char **argv)
 	char ha[64][33], hb[64][33];
 	size_t na = pieces(a, start, first, ha, 64);
 	n = chapter(wav, SENTENCES / 2, &x, &edit_end);
-	CHECK(ts_aac_encode(wav, b, KEY, 64000, a, NULL, &reused, &err) == 0);
+	CHECK(ts_aac_encode(wav, b, KEY, 64000, a, 1, NULL, &reused, &err) == 0);
 	size_t np = pieces(b, start, first, hb, 64), same = 0, after = 0;
 	for (size_t k = 0; k < np; k++)
 		for (size_t j = 0; j < na; j++)
@@ -245,14 +246,23 @@ int main(int argc, char **argv)
 	        after);
 	check_joins(b, x, n);
 	/* The same file as from nothing. */
-	CHECK(ts_aac_encode(wav, b2, KEY, 64000, NULL, NULL, &reused, &err) == 0);
+	CHECK(ts_aac_encode(wav, b2, KEY, 64000, NULL, 1, NULL, &reused, &err) == 0);
 	CHECK(reused == 0);
 	CHECK(same_files(b, b2));
+	/* In two processes (each about half the pieces to encode): the same
+	 * file, from nothing or from the previous one. */
+	size_t again = 0;
+	unlink(b2);
+	CHECK(ts_aac_encode(wav, b2, KEY, 64000, NULL, 2, NULL, &again, &err) == 0);
+	CHECK(again == 0 && same_files(b, b2));
+	unlink(b2);
+	CHECK(ts_aac_encode(wav, b2, KEY, 64000, a, 2, NULL, &again, &err) == 0);
+	CHECK(again == same && same_files(b, b2));
 
 	/* A previous file of another bit rate, or of version 1: not used. */
 	unlink(b2);
-	CHECK(ts_aac_encode(wav, old, KEY, 96000, NULL, NULL, NULL, &err) == 0);
-	CHECK(ts_aac_encode(wav, b2, KEY, 64000, old, NULL, &reused, &err) == 0);
+	CHECK(ts_aac_encode(wav, old, KEY, 96000, NULL, 1, NULL, NULL, &err) == 0);
+	CHECK(ts_aac_encode(wav, b2, KEY, 64000, old, 1, NULL, &reused, &err) == 0);
 	CHECK(reused == 0 && same_files(b, b2));
 	unlink(b2);
 	snprintf(cmd, sizeof cmd,
@@ -260,7 +270,7 @@ int main(int argc, char **argv)
 	         old, old);
 	CHECK(system(cmd) == 0);
 	CHECK(!ts_aac_ok(old, NULL) && ts_aac_ok(b, NULL));
-	CHECK(ts_aac_encode(wav, b2, KEY, 64000, old, NULL, &reused, &err) == 0);
+	CHECK(ts_aac_encode(wav, b2, KEY, 64000, old, 1, NULL, &reused, &err) == 0);
 	CHECK(reused == 0 && same_files(b, b2));
 	free(x);
 	if (err.code)
