@@ -758,7 +758,6 @@ typedef struct half {
 	int rc, encoded;
 	size_t copied;
 	ts_aac_info info; /* its packets, their bytes; the encoder's fields */
-	char msg[1024];
 } half;
 
 /* Read n bytes of the pipe fd into p: 0, or -1 (its end first: the
@@ -804,7 +803,7 @@ static void half_run(const source *src, cutter *c, size_t s, int bit_rate, int f
 	SNDFILE *sf = sf_open(src->audio, SFM_READ, &si);
 	old_open(&o, src->prev, c->rate, bit_rate); /* its own file offsets, not the parent's */
 	if (!e || !sf || !(e->out = fdopen(fd, "w+b")))
-		h.rc = ts_error_set(&err, TS_ENOMEM, NULL);
+		h.rc = TS_EIO; /* the parent makes them */
 	else {
 		e->path = src->audio, e->err = &err;
 		e->info.rate = (unsigned)c->rate, e->info.bit_rate = (unsigned)bit_rate;
@@ -818,7 +817,6 @@ static void half_run(const source *src, cutter *c, size_t s, int bit_rate, int f
 		h.rc = ts_error_set(&err, ts_errno_code(errno), "%s", strerror(errno));
 	if (e)
 		h.info = e->info;
-	snprintf(h.msg, sizeof h.msg, "%s", h.rc ? err.msg : "");
 	int ok = ts_write_full(res, &h, sizeof h) == 0;
 	for (size_t k = s; k < c->n && ok; k++)
 		ok = ts_write_full(res, &c->p[k].offset, 8) == 0 &&
@@ -838,10 +836,10 @@ static int half_join(enc *e, cutter *c, size_t s, int fd, int res, half *h)
 		if (read_full(res, &c->p[k].offset, 8) != 0 ||
 		    read_full(res, &c->p[k].packets, 8) != 0)
 			rc = 1;
-	if (!rc && h->rc)
-		return h->rc == TS_ECANCELED || h->rc == TS_ENOMEM || h->rc == TS_EIO
-		           ? ts_error_set(e->err, h->rc, "%s: %s", e->path, h->msg)
-		           : 1;
+	if (!rc && h->rc == TS_ECANCELED)
+		return ts_error_set(e->err, h->rc, "%s: interrupted", e->path);
+	if (h->rc) /* made here instead, where a failure is told as it is */
+		return 1;
 	for (off_t at = 0; !rc;) {
 		ssize_t got = pread(fd, buf, sizeof buf, at);
 		if (got < 0 || (got > 0 && fwrite(buf, 1, (size_t)got, e->out) != (size_t)got))
