@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define RATE      22050
-#define SENTENCES 40
+#define SENTENCES 30
 #define PAUSE     8192 /* samples of zeros between sentences, as eSpeak's */
 #define KEY       "0123456789abcdef0123456789abcdef"
 
