@@ -204,7 +204,7 @@ static double encode_tingshu(conf *c, const char *wav, const char *dir, int bit_
 	unlink(path);
 	ts_error err = {0};
 	double t0 = cpu_now();
-	if (ts_aac_encode(wav, path, key, bit_rate, NULL, &err) != 0)
+	if (ts_aac_encode(wav, path, key, bit_rate, NULL, 1, NULL, NULL, &err) != 0)
 		die("tingshu: %s", ts_error_msg(&err));
 	double t = cpu_now() - t0;
 	ts_aac_info in;

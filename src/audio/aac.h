@@ -3,19 +3,36 @@
  * folder's state, from which the whole-book files are assembled without
  * encoding again (publish/m4b.h).
  *
- * The file: a header (its key, the sample rate, the encoder's priming,
- * the AudioSpecificConfig, the chapter's length, how many packets at its
- * end encode nothing but silence), then each packet as its size, its
- * duration and its bytes.  It is written at the caller's temporary name
- * and holds the header last, so that a file cut short is never taken for
- * a whole one.
+ * The file (version 2, magic "TSAAC002"; a file of version 1 is not
+ * read, and is encoded again): a header (its key, the sample rate, the
+ * encoder's priming, the AudioSpecificConfig, the chapter's length, how
+ * many packets at its end encode nothing but silence, how many pieces),
+ * the table of the pieces (for each, the hash of its samples and of the
+ * encoder's settings, where its samples are in the chapter, its first
+ * packet, how many it has and where they are in the file), then each
+ * packet as its size, its duration and its bytes.  It is written at the
+ * caller's temporary name and holds the header and the table last, so
+ * that a file cut short is never taken for a whole one.
  *
  * Each chapter is encoded on its own, from silence to silence (zeros
  * before its first sample, as the encoder's priming, and after its
  * last): the packets of two chapters one after the other decode as the
  * two chapters would encoded together, the first's last window and the
  * second's first both overlapping nothing but zeros, so that no click is
- * heard where they meet. */
+ * heard where they meet.
+ *
+ * So is each piece of a chapter: a chapter is cut inside the runs of
+ * exact zeros eSpeak leaves between sentences (one run in several,
+ * chosen by the sound before it, at least a few seconds apart; see
+ * aac.c), each piece encoded on its own, its packets placed where its
+ * first sample falls to the nearest packet, so that the windows around
+ * each cut hold zeros only and the pieces join without a sound: the
+ * chapter keeps its length, and every sentence is heard within half a
+ * packet of its time in the chapter's samples (within a packet in the
+ * last piece, placed never after it).  When a chapter is encoded again
+ * (an edit), the pieces whose samples the chapter's previous AAC file
+ * has too are copied from it, not encoded: an edit encodes the pieces
+ * it touched, wherever it moved the others. */
 #ifndef TS_AAC_H
 #define TS_AAC_H
 
@@ -23,6 +40,7 @@
 #include "base/hash.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,6 +68,7 @@ typedef struct ts_aac_info {
 	uint64_t packets;    /* each decodes to TS_AAC_FRAME samples */
 	uint64_t quiet_tail; /* the last packets that can be left out: silence only */
 	uint64_t bytes;      /* of the packets */
+	uint64_t pieces;     /* encoded each on its own (see above) */
 	unsigned config_len; /* 1..TS_AAC_CONFIG_MAX */
 	unsigned char config[TS_AAC_CONFIG_MAX]; /* the AudioSpecificConfig */
 } ts_aac_info;
@@ -57,15 +76,22 @@ typedef struct ts_aac_info {
 /* Encode the audio file at audio (any format libsndfile reads; its first
  * channel) into the AAC file at path, made exclusively, in this process
  * (libavcodec opened here: call it in a child, see ts_aac_make()).  key:
- * what the file says it is.  Stops with TS_ECANCELED when *cancel is set
- * (cancel may be NULL).  Nothing is left at path on failure.  0, or a
- * code with err filled. */
+ * what the file says it is.  prev (may be NULL): the path of an AAC file
+ * made before of the same chapter (any key), whose pieces of the same
+ * samples are copied instead of encoded; the file made is the same
+ * either way.  procs: 2 to encode the pieces in two processes (this
+ * one and a child, each about half), when a core is free for it; else 1.
+ * *reused (reused may be NULL): how many pieces were copied.  Stops with
+ * TS_ECANCELED when *cancel is set (cancel may be NULL).  Nothing is
+ * left at path on failure.  0, or a code with err filled. */
 int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HEX], int bit_rate,
-                  volatile sig_atomic_t *cancel, ts_error *err);
+                  const char *prev, int procs, volatile sig_atomic_t *cancel, size_t *reused,
+                  ts_error *err);
 
 /* ts_aac_encode() in a child process, at the temporary name of path
  * (ts_temp_name(path, owner_pid)), then renamed to path, a file in root
- * (see ts_dir_open()).  0, or a code with err filled. */
+ * (see ts_dir_open()), the pieces of the file at path before copied.
+ * 0, or a code with err filled. */
 int ts_aac_make(const char *root, const char *audio, const char *path, const char key[TS_HASH_HEX],
                 int bit_rate, long owner_pid, volatile sig_atomic_t *cancel, ts_error *err);
 
@@ -94,10 +120,12 @@ char *ts_aac_beside(const char *audio, long owner_pid);
 
 /* The AAC of the chapter file audio, written at audio_tmp, into tmp with
  * key: the one its M4A writer left beside it (ts_aac_beside()), taken
- * over, else encoded from audio_tmp here.  0, or a code with err
- * filled. */
+ * over, else encoded from audio_tmp here, with the pieces of prev (may
+ * be NULL) in procs processes (see ts_aac_encode()).  0, or a code with
+ * err filled. */
 int ts_aac_take(const char *audio, const char *audio_tmp, long owner_pid, const char *tmp,
-                const char key[TS_HASH_HEX], int bit_rate, ts_error *err);
+                const char key[TS_HASH_HEX], int bit_rate, const char *prev, int procs,
+                ts_error *err);
 
 /* The tags of an M4A file. */
 typedef struct ts_aac_tags {

@@ -323,7 +323,7 @@ static int m4a_close(ts_writer *w)
 	if (!rc && !aac)
 		rc = ts_error_set(&w->err, TS_ENOMEM, "out of memory");
 	if (!rc)
-		rc = ts_aac_encode(w->tmp, aac, no_key, w->bit_rate, NULL, &w->err);
+		rc = ts_aac_encode(w->tmp, aac, no_key, w->bit_rate, NULL, 1, NULL, NULL, &w->err);
 	if (!rc && unlink(w->tmp) != 0)
 		rc = ts_error_set(&w->err, ts_errno_code(errno), "%s: %s", w->tmp, strerror(errno));
 	if (!rc)

@@ -89,7 +89,9 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 /* The AAC of chapter idx from its audio at its temporary name audio, at
  * the temporary name of its place (*path, *tmp), in this process: the
  * fork that spoke the chapter, alongside the other workers' chapters;
- * or, written as an M4A, the AAC its writer made (ts_aac_beside()).
+ * or, written as an M4A, the AAC its writer made (ts_aac_beside()).  The
+ * pieces of the AAC there before (an edit) are copied, and the others
+ * shared with a child process when there are cores to spare (ts_aac_encode()).
  * 0, or a code with err filled. */
 static int make_aac(const ts_workers_job *job, int idx, const char *audio, char **path, char **tmp,
                     ts_error *err)
@@ -101,8 +103,12 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
 	    !(*tmp = ts_temp_name(*path, job->chapters.owner_pid)))
 		return ts_error_set(err, TS_ENOMEM, NULL);
 	ts_aac_key(job->keys[idx], job->aac_bit_rate, key);
+	size_t n = ts_book_count(job->chapters.book),
+	       todo = 0; /* half the workers or fewer: a core free each */
+	for (size_t i = 0; i < n; i++)
+		todo += !job->todo || job->todo[i];
 	return ts_aac_take(job->chapters.paths[idx], audio, job->chapters.owner_pid, *tmp, key,
-	                   job->aac_bit_rate, err);
+	                   job->aac_bit_rate, *path, 2 * todo <= (size_t)job->workers ? 2 : 1, err);
 }
 
 /* Make ready the files of chapter idx, just built and left at their

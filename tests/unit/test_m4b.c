@@ -48,7 +48,8 @@ static const char *tone(const char *name, double s, double hz)
 	free(x);
 	ts_error err = {0};
 	unlink(p);
-	CHECK(ts_aac_encode(wav, p, "0123456789abcdef0123456789abcdef", 64000, NULL, &err) == 0);
+	CHECK(ts_aac_encode(wav, p, "0123456789abcdef0123456789abcdef", 64000, NULL, 1, NULL, NULL,
+	                    &err) == 0);
 	if (err.code)
 		fprintf(stderr, "%s\n", err.msg);
 	unlink(wav);
