@@ -409,6 +409,7 @@ typedef struct enc {
 	const char *path;
 	ts_error *err;
 	FILE *out;
+	int fd; /* out's descriptor: fileno() of a stream need not be one */
 	AVCodecContext *ctx;
 	AVFrame *frame;
 	AVPacket *pkt;
@@ -701,7 +702,7 @@ static int write_piece(enc *e, old *o, SNDFILE *sf, int channels, piece *pc, siz
 		old_close(o);
 		memset(o, 0, sizeof *o);
 		e->info = before, e->got = 0;
-		if (fflush(e->out) != 0 || ftruncate(fileno(e->out), at) != 0 ||
+		if (fflush(e->out) != 0 || ftruncate(e->fd, at) != 0 ||
 		    fseeko(e->out, at, SEEK_SET) != 0)
 			return ts_error_set(e->err, ts_errno_code(errno), "%s: cannot write: %s",
 			                    e->path, strerror(errno));
@@ -743,8 +744,8 @@ static int write_head(enc *e, const piece *p, size_t n)
 	for (size_t k = 0; k < n; k++)
 		piece_out(&p[k], t + k * PIECE);
 	header_out(&e->info, h);
-	int rc = fflush(e->out) != 0 || ts_pwrite_full(fileno(e->out), t, n * PIECE, HEADER) != 0 ||
-	                 ts_pwrite_full(fileno(e->out), h, HEADER, 0) != 0
+	int rc = fflush(e->out) != 0 || ts_pwrite_full(e->fd, t, n * PIECE, HEADER) != 0 ||
+	                 ts_pwrite_full(e->fd, h, HEADER, 0) != 0
 	             ? -1
 	             : 0;
 	free(t);
@@ -827,7 +828,7 @@ static void half_run(const source *src, cutter *c, size_t s, int bit_rate, int f
 	SF_INFO si = {0};
 	SNDFILE *sf = sf_open(src->audio, SFM_READ, &si);
 	old_open(&o, src->prev, c->rate, bit_rate); /* its own file offsets, not the parent's */
-	if (!e || !sf || !(e->out = fdopen(fd, "w+b")))
+	if (!e || !sf || !(e->out = fdopen(e->fd = fd, "w+b")))
 		h.rc = TS_EIO; /* the parent makes them */
 	else {
 		e->path = src->audio, e->err = &err;
@@ -983,7 +984,7 @@ int ts_aac_encode(const char *audio, const char *path, const char key[TS_HASH_HE
 		                  strerror(errno));
 		goto out;
 	}
-	if (!(e->out = fdopen(fd, "w+b"))) {
+	if (!(e->out = fdopen(e->fd = fd, "w+b"))) {
 		close(fd);
 		rc = ts_error_set(err, TS_ENOMEM, NULL);
 		goto out;
