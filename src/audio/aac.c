@@ -790,15 +790,7 @@ typedef struct half {
  * writer died). */
 static int read_full(int fd, void *p, size_t n)
 {
-	for (size_t got = 0; got < n;) {
-		ssize_t k = read(fd, (char *)p + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		got += (size_t)k;
-	}
-	return 0;
+	return ts_read_full(fd, p, n) == (ssize_t)n ? 0 : -1;
 }
 
 /* The first piece the second process makes: about half the samples to

@@ -420,6 +420,22 @@ int ts_commit_files(const char *root, char *const *tmp, char *const *path, size_
 	                    strerror(e));
 }
 
+ssize_t ts_read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
 int ts_write_full(int fd, const void *p, size_t n)
 {
 	const char *c = p;

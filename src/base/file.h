@@ -65,6 +65,11 @@ void ts_unmap_file(const void *map, size_t size);
  * or -1 with errno set (ENOSPC when the file takes no more). */
 int ts_write_full(int fd, const void *p, size_t n);
 
+/* Read n bytes of fd into p, going on after interruptions and short
+ * reads (a pipe's): returns n, a shorter count when the stream ends
+ * first (0: it had ended), or -1 with errno set. */
+ssize_t ts_read_full(int fd, void *p, size_t n);
+
 /* pread / pwrite of exactly n bytes at off.  ts_pread_full returns n, a
  * shorter count at the end of the file, or -1 with errno set;
  * ts_pwrite_full 0, or -1 with errno set. */

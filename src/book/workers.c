@@ -53,19 +53,8 @@ static int write_all(int fd, const void *p, size_t n)
 
 static int read_all(int fd, void *p, size_t n)
 {
-	char *c = p;
-	size_t got = 0;
-	while (got < n) {
-		ssize_t k = read(fd, c + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return TS_EIO;
-		if (k == 0)
-			return got ? TS_EIO : 1; /* 1: end of stream */
-		got += (size_t)k;
-	}
-	return 0;
+	ssize_t got = ts_read_full(fd, p, n);
+	return got == (ssize_t)n ? 0 : got == 0 ? 1 : TS_EIO; /* 1: end of stream */
 }
 
 /* ---- a worker -------------------------------------------------------- */

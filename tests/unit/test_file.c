@@ -1,5 +1,6 @@
 /* test_file.c - base/file: temporary names, their sweep, and putting a
- * chapter's files in place all or none (ts_commit_files). */
+ * chapter's files in place all or none (ts_commit_files), reading a
+ * pipe whole (ts_read_full). */
 #include "check.h"
 #include "base/file.h"
 
@@ -178,6 +179,21 @@ static void check_links(const char *dir)
 	rmdir(away);
 }
 
+/* ts_read_full() reads across short reads, and tells a stream's end. */
+static void check_read_full(void)
+{
+	int fd[2];
+	char buf[16];
+	CHECK(pipe(fd) == 0);
+	CHECK(ts_write_full(fd[1], "abc", 3) == 0 && ts_write_full(fd[1], "defg", 4) == 0);
+	CHECK(ts_read_full(fd[0], buf, 5) == 5 && memcmp(buf, "abcde", 5) == 0);
+	close(fd[1]);
+	CHECK(ts_read_full(fd[0], buf, 5) == 2 && memcmp(buf, "fg", 2) == 0);
+	CHECK(ts_read_full(fd[0], buf, 5) == 0);
+	close(fd[0]);
+	CHECK(ts_read_full(-1, buf, 5) == -1 && errno == EBADF);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -190,5 +206,6 @@ int main(int argc, char **argv)
 	check_names(dir);
 	check_commit(dir);
 	check_links(dir);
+	check_read_full();
 	return check_done("test_file");
 }
