@@ -95,7 +95,7 @@ struct ts_boilerplate_check {
 	unsigned flags;
 	unsigned char *found; /* F_* of each word, for the line judged */
 	size_t nfound;        /* words found in it */
-	int section;          /* the lines judged are in a section (kind section) */
+	int section;          /* in a section: 1 + the kind of the line that began it; else 0 */
 	char key[KEY_MAX];
 };
 
@@ -515,17 +515,6 @@ static int judge_key(ts_boilerplate_check *c, const char *key, size_t n, int not
 	return -1;
 }
 
-/* Is s[0..n) empty, or spaces only (ASCII, U+3000)? */
-static int blank(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == '\xe3' && i + 2 < n && s[i + 1] == '\x80' && s[i + 2] == '\x80')
-			i += 2;
-		else if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
-			return 0;
-	return 1;
-}
-
 static int is_heading(const char *s, size_t n)
 {
 	char out[TS_HEADING_BYTES];
@@ -621,17 +610,17 @@ int ts_boilerplate_check_line(ts_boilerplate_check *c, const char *line, size_t 
 	 * ends it and is judged as any line. */
 	if (c->section && is_heading(line, len))
 		c->section = 0;
-	if (c->section) {
-		*u = (ts_unspoken){"author's note", 0, 1};
-		return !blank(line, len);
+	if (c->section) { /* a line with nothing to speak is not listed */
+		*u = (ts_unspoken){kinds[c->section - 1].reason, 0, 1};
+		return make_key(line, len, c->key, sizeof c->key) != 0;
 	}
 	int kind = judge(c, line, len);
-	if (kind >= 0 && kinds[kind].section && !is_heading(line, len)) {
-		c->section = 1;
-		*u = (ts_unspoken){kinds[kind].reason, 0, 1};
-		return 1;
-	}
 	if (kind >= 0 && !is_heading(line, len)) {
+		if (kinds[kind].section) {
+			c->section = kind + 1;
+			*u = (ts_unspoken){kinds[kind].reason, 0, 1};
+			return 1;
+		}
 		int part = kind;
 		size_t tail = pasted_tail(c, line, len, &part);
 		*u = (ts_unspoken){kinds[tail ? part : kind].reason, tail, tail == 0};
