@@ -507,3 +507,92 @@ int ts_hash_file(ts_hash *h, const char *path, ts_error *err)
 	close(fd);
 	return rc;
 }
+
+int ts_make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s", dir);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*s = '/';
+	}
+	if (mkdir(p, 0777) != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(p, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+int ts_dir_writable(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
+	int fd = ts_create_excl(p);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(p);
+	return 0;
+}
+
+int ts_lockfile_gone(const char *outdir, const char *path, char *who, size_t whosz)
+{
+	char text[512] = "", host[256] = "", mine[256] = "";
+	long pid = 0;
+	FILE *f = ts_fopen_in(outdir, path);
+	if (f) {
+		size_t n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+	}
+	if (sscanf(text, "%ld %255s", &pid, host) != 2) {
+		snprintf(who, whosz, "a build that is starting");
+		return 0;
+	}
+	snprintf(who, whosz, "pid %ld on %s", pid, host);
+	ts_host_name(mine);
+	return strcmp(host, mine) == 0 && ts_process_gone(pid);
+}
+
+int ts_lockfile_make(const char *outdir, const char *path, const char *host, char *taken,
+                     size_t takensz)
+{
+	char *tmp = ts_temp_name(path, (long)getpid());
+	int rc = -1, e = ENOMEM;
+	struct stat st;
+	if (!tmp)
+		goto out;
+	int fd = ts_create_excl_in(outdir, tmp);
+	if (fd < 0 && (e = errno) == EEXIST && lstat(tmp, &st) == 0) {
+		snprintf(taken, takensz, "%s: %s is at the lock's temporary name", tmp,
+		         S_ISLNK(st.st_mode)   ? "a symbolic link"
+		         : S_ISDIR(st.st_mode) ? "a directory"
+		                               : "a file tingshu did not make");
+		rc = -2;
+	}
+	if (fd < 0)
+		goto out;
+	char text[320];
+	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
+	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
+	e = errno;
+	close(fd);
+	if (!rc && ts_link_in(outdir, tmp, path) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	ts_unlink_in(outdir, tmp);
+out:
+	free(tmp);
+	errno = e;
+	return rc;
+}

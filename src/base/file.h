@@ -126,6 +126,26 @@ int ts_unlink_in(const char *root, const char *path);
 /* Make the folder path (when missing) and check that it is one: -1 with
  * ENOTDIR or ELOOP when it is a link or not a folder. */
 int ts_mkdir_in(const char *root, const char *path);
+
+/* Make dir and its parents; 0 or -1 with errno (ENOTDIR: one is not a
+ * folder). */
+int ts_make_dirs(const char *dir);
+/* Can files be made in dir?  Told by making one (.tingshu-probe-PID):
+ * access() is wrong for root and for read-only mounts.  0 or -1. */
+int ts_dir_writable(const char *dir);
+
+/* Lock files: a file at path in outdir (ts_dir_open()) that holds
+ * "PID HOST" of the process that holds it.  ts_lockfile_make() writes it
+ * under a temporary name and links it to path, which fails when the lock
+ * exists, so that a lock is never seen half-written: 0, -1 with errno;
+ * -2 when something is already at the temporary name (it is this
+ * process's own: none other made it), said in taken.
+ * ts_lockfile_gone(): is the process that holds the lock at path gone
+ * (only one of this machine can be known to be)?  who gets "pid N on
+ * HOST". */
+int ts_lockfile_make(const char *outdir, const char *path, const char *host, char *taken,
+                     size_t takensz);
+int ts_lockfile_gone(const char *outdir, const char *path, char *who, size_t whosz);
 /* Link path to the new name to in the same folder. */
 int ts_link_in(const char *root, const char *path, const char *to);
 /* path opened to read (a link at path itself is not followed either):

@@ -23,45 +23,6 @@ void ts_plan_path(const ts_plan *p, const char *name, char *out)
 	snprintf(out, PATH_MAX, "%s/%s", p->o.outdir, name);
 }
 
-/* Make dir and its parents; 0 or -1 with errno. */
-static int make_dirs(const char *dir)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s", dir);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (mkdir(p, 0777) != 0 && errno != EEXIST)
-		return -1;
-	struct stat st;
-	if (stat(p, &st) != 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode)) {
-		errno = ENOTDIR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Can we create files in dir?  Checked by doing it: access() is wrong
- * for root and for read-only mounts. */
-static int probe_writable(const char *dir)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof p, "%s/.tingshu-probe-%ld", dir, (long)getpid());
-	int fd = ts_create_excl(p);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	unlink(p);
-	return 0;
-}
-
 /* Was the manifest (or page) at path written by tingshu?  Its first lines
  * say. */
 static int by_tingshu(const char *path, const char *mark)
@@ -107,7 +68,7 @@ int ts_folder_open(const ts_plan *p, ts_error *err)
 {
 	static const char *const names[3] = {"manifest.json", "index.html", "playlist.m3u"};
 	const char *outdir = p->o.outdir;
-	if (make_dirs(outdir) != 0 || probe_writable(outdir) != 0) {
+	if (ts_make_dirs(outdir) != 0 || ts_dir_writable(outdir) != 0) {
 		int e = errno;
 		ts_error_set(err, TS_EIO, "cannot write to output folder %s: %s", outdir,
 		             strerror(e));

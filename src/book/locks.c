@@ -25,66 +25,6 @@ static int lock_path(char out[PATH_MAX], const char *outdir, const char *name)
 	return n > 0 && n < PATH_MAX ? 0 : -1;
 }
 
-/* Is the build that holds the lock at path gone?  Only a build of this
- * machine can be known to be. */
-static int holder_gone(const char *outdir, const char *path, char *who, size_t whosz)
-{
-	char text[512] = "", host[256] = "", mine[256] = "";
-	long pid = 0;
-	FILE *f = ts_fopen_in(outdir, path);
-	if (f) {
-		size_t n = fread(text, 1, sizeof text - 1, f);
-		text[n] = '\0';
-		fclose(f);
-	}
-	if (sscanf(text, "%ld %255s", &pid, host) != 2) {
-		snprintf(who, whosz, "a build that is starting");
-		return 0;
-	}
-	snprintf(who, whosz, "pid %ld on %s", pid, host);
-	ts_host_name(mine);
-	return strcmp(host, mine) == 0 && ts_process_gone(pid);
-}
-
-/* Make the lock at path hold "PID HOST": written under a temporary name,
- * then linked to its name, which fails when the lock exists, so that a
- * lock is never seen half-written.  0, -1 with errno; -2 when something
- * is already at the temporary name (it is this build's own: no build
- * made it), which is then said in taken. */
-static int lock_create(const char *outdir, const char *path, const char *host, char *taken,
-                       size_t takensz)
-{
-	char *tmp = ts_temp_name(path, (long)getpid());
-	int rc = -1, e = ENOMEM;
-	struct stat st;
-	if (!tmp)
-		goto out;
-	int fd = ts_create_excl_in(outdir, tmp);
-	if (fd < 0 && (e = errno) == EEXIST && lstat(tmp, &st) == 0) {
-		snprintf(taken, takensz, "%s: %s is at the lock's temporary name", tmp,
-		         S_ISLNK(st.st_mode)   ? "a symbolic link"
-		         : S_ISDIR(st.st_mode) ? "a directory"
-		                               : "a file tingshu did not make");
-		rc = -2;
-	}
-	if (fd < 0)
-		goto out;
-	char text[320];
-	int n = snprintf(text, sizeof text, "%ld %s\n", (long)getpid(), host);
-	rc = write(fd, text, (size_t)n) == n ? 0 : -1;
-	e = errno;
-	close(fd);
-	if (!rc && ts_link_in(outdir, tmp, path) != 0) {
-		rc = -1;
-		e = errno;
-	}
-	ts_unlink_in(outdir, tmp);
-out:
-	free(tmp);
-	errno = e;
-	return rc;
-}
-
 int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 {
 	char path[PATH_MAX], host[64], who[600] = "", taken[PATH_MAX + 80];
@@ -94,7 +34,7 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 		                    outdir);
 	ts_host_name(host);
 	for (int tries = 0; tries < 2; tries++) {
-		if ((made = lock_create(outdir, path, host, taken, sizeof taken)) == 0)
+		if ((made = ts_lockfile_make(outdir, path, host, taken, sizeof taken)) == 0)
 			goto out;
 		if (made == -2) {
 			rc = ts_error_set(
@@ -107,7 +47,7 @@ int ts_lock_take(const char *outdir, const char *name, ts_error *err)
 			                  strerror(errno));
 			goto out;
 		}
-		if (!holder_gone(outdir, path, who, sizeof who))
+		if (!ts_lockfile_gone(outdir, path, who, sizeof who))
 			break;
 		ts_unlink_in(outdir, path); /* its build is gone: taken over */
 	}
@@ -156,7 +96,7 @@ static int scan_locks(const char *outdir, const char *id, ts_error *err)
 		            (strncmp(name + 6, id, (size_t)n) == 0 && name[6 + n] == '-'))) ||
 		    snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
 			continue;
-		int gone = holder_gone(outdir, path, who, sizeof who);
+		int gone = ts_lockfile_gone(outdir, path, who, sizeof who);
 		if (!id && gone)
 			unlinkat(dirfd(d), name, 0);
 		else if (id && !gone)
