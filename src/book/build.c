@@ -192,6 +192,8 @@ int ts_plan_due(ts_plan *p, size_t i, ts_record *old, int *had, ts_due *due, ts_
 {
 	ts_chapter_job job = chapter_job(p);
 	int rc = ts_chapter_key(&job, i, p->keys[i], err);
+	if (!rc && i > 0)
+		ts_chapter_key_chain(p->book, i, p->keys[i - 1], p->keys[i]);
 	if (rc || !p->selected[i])
 		return rc;
 	*had = ts_record_read(p->o.outdir, p->names[i], old, NULL) == 1;

@@ -129,3 +129,21 @@ int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], t
 		ts_hash_hex(&h, key);
 	return rc;
 }
+
+int ts_chapter_chained(const ts_book *b, size_t i)
+{
+	return i % TS_CHAIN_GROUP != 0 && ts_book_chapter(b, i - 1)->chars < TS_CHAIN_CHARS &&
+	       ts_book_chapter(b, i)->chars < TS_CHAIN_CHARS;
+}
+
+void ts_chapter_key_chain(const ts_book *b, size_t i, const char prev[TS_HASH_HEX],
+                          char key[TS_HASH_HEX])
+{
+	if (!ts_chapter_chained(b, i))
+		return;
+	ts_hash h;
+	ts_hash_init(&h);
+	ts_hash_str(&h, prev);
+	ts_hash_str(&h, key);
+	ts_hash_hex(&h, key);
+}

@@ -24,4 +24,19 @@ int ts_chapter_key(const ts_chapter_job *job, size_t i, char key[TS_HASH_HEX], t
  * outlive the reading. */
 ts_feed ts_chapter_key_feed(const ts_chapter_job *job, size_t i, ts_hash *h);
 
+/* Is chapter i of b spoken right after chapter i - 1, in one process?
+ * When both are shorter than TS_CHAIN_CHARS, in groups of TS_CHAIN_GROUP
+ * by index (0-3, 4-7, ...): a process costs about what speaking a hundred
+ * characters does (bench/README.md).  eSpeak carries state from one text
+ * to the next: the chapter's sound, hence its key, takes in the ones
+ * before it in its group. */
+#define TS_CHAIN_GROUP 4
+#define TS_CHAIN_CHARS 1000
+int ts_chapter_chained(const ts_book *b, size_t i);
+
+/* key, chapter i's key of ts_chapter_key(), takes in prev, the key of
+ * chapter i - 1, when i is spoken after it (ts_chapter_chained()). */
+void ts_chapter_key_chain(const ts_book *b, size_t i, const char prev[TS_HASH_HEX],
+                          char key[TS_HASH_HEX]);
+
 #endif

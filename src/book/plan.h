@@ -99,7 +99,8 @@ int ts_wholebook_aac_rate(const ts_plan *p);
  * filled. */
 int ts_wholebook_update(ts_plan *p, ts_error *err);
 
-/* Chapter i's key into p->keys[i] (p->keys holds one per chapter) and,
+/* Chapter i's key into p->keys[i] (p->keys holds one per chapter; call it
+ * in order: a key may take in the one before, ts_chapter_key_chain()) and,
  * when this build is asked for it (--chapters, --shard), what it does
  * with it (ts_record_due() of its record, read into *old; *had says
  * whether there is one): 1 with *due set, 0 when it is not asked for, or

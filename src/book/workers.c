@@ -30,12 +30,14 @@
 
 /* ---- the messages --------------------------------------------------- */
 
-enum msg_type { MSG_READY, MSG_INIT_FAIL, MSG_STARTED, MSG_PROGRESS, MSG_DONE };
+/* MSG_FAILED: the unit that begins at `chapter` failed, its results unsent. */
+enum msg_type { MSG_READY, MSG_INIT_FAIL, MSG_STARTED, MSG_PROGRESS, MSG_DONE, MSG_FAILED };
 
 typedef struct msg {
 	int type;
 	int worker;
 	int chapter;
+	int last; /* MSG_DONE: the last chapter of its unit */
 	int rate, wpm;
 	long maxrss_kb; /* peak memory of the process that spoke the chapter */
 	size_t chars_done;
@@ -107,9 +109,9 @@ static int make_aac(const ts_workers_job *job, int idx, const char *audio, char 
  * to have nothing to speak (TS_EEMPTY) gets a record without files, so that later builds skip it as
  * up to date.  A failure fails the chapter, which is then as it was before, and a later build makes
  * it again; so does one spoken from an input that changed after the plan made its key
- * (TS_ECHANGED). */
+ * (TS_ECHANGED).  Not keep: its files are removed (spoken for the chapters after it). */
 static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
-                        ts_chapter_result *res, const char *spoken_key)
+                        ts_chapter_result *res, const char *spoken_key, int keep)
 {
 	const ts_chapter_job *cj = &job->chapters;
 	ts_record rec = {.empty = res->err.code == TS_EEMPTY,
@@ -136,6 +138,8 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		size_t f = (i + 1) % n; /* path[n - 1], the audio, is the record's file 0 */
 		if (!(tmp[i] = ts_temp_name(path[i], cj->owner_pid)))
 			rc = TS_ENOMEM;
+		else if (!keep)
+			continue;
 		else if (stat(tmp[i], &st) != 0)
 			rc = ts_error_set(&res->err, ts_errno_code(errno), "%s: %s", path[i],
 			                  strerror(errno));
@@ -146,6 +150,7 @@ static void put_chapter(const ts_workers_job *job, int idx, const ts_synth *syn,
 		}
 	}
 	rec.nfiles = n;
+	rc = keep ? rc : -1;
 	if (job->keys && job->aac_bit_rate && !rec.empty && !rc &&
 	    !(rc = make_aac(job, idx, tmp[n - 1], &path[n], &tmp[n], &res->err)))
 		n++; /* put in place before the record */
@@ -198,33 +203,75 @@ static int probe_level(ts_synth *syn, ts_chapter_job *cj, const ts_chapter *ch, 
 	return rc;
 }
 
-/* Speak chapter idx of cj with syn, and put it in place, in a fork of the
- * worker, which sends its result.  eSpeak carries state from one text to
- * the next (pitch flutter, filters), so a chapter would sound slightly
- * different depending on what the worker spoke before: each chapter is
- * spoken in a fork of the freshly started worker, the same eSpeak state
- * every time, whatever -j is.  0, or TS_ECHILD with m->res.err filled
- * when the fork could not be made or did not finish. */
-static int speak_in_fork(const ts_workers_job *job, const ts_chapter_job *cj, ts_synth *syn,
-                         worker_ctx *ctx, int idx, msg *m)
+/* The last chapter of the unit that begins at chapter first: of those
+ * spoken after it in its process (chapterkey.h), the last to build. */
+static size_t unit_last(const ts_workers_job *job, size_t first)
 {
-	const ts_chapter *ch = ts_book_chapter(cj->book, (size_t)idx);
+	const ts_book *b = job->chapters.book;
+	size_t last = first, n = ts_book_count(b);
+	for (size_t k = first; k < n && (k == first || ts_chapter_chained(b, k)); k++)
+		if (!job->todo || job->todo[k])
+			last = k;
+	return last;
+}
+
+/* Speak chapter k of a unit in its fork, after the ones before it, which
+ * left their key in prev: to job->todo, put in place with its result
+ * sent (the unit's last saying so), else its files removed.  Once one has
+ * failed (*failed), the others are not spoken: eSpeak's state is not what
+ * a whole unit leaves. */
+static void speak_one(const ts_workers_job *job, ts_synth *syn, worker_ctx *ctx, size_t k, int last,
+                      char prev[TS_HASH_HEX], int *failed)
+{
+	const ts_chapter_job *cj = &job->chapters;
+	int put = !job->todo || job->todo[k];
+	msg m = {.type = MSG_STARTED, .worker = ctx->id, .chapter = (int)k, .last = last};
+	ts_hash h;
+	if (put)
+		write_all(ctx->res_fd, &m, sizeof m);
+	m.type = MSG_DONE;
+	const ts_chapter *ch = ts_book_chapter(cj->book, k);
+	if (*failed) {
+		ts_error_set(&m.res.err, TS_ECHILD, "%s: chapter \"%s\" not built: %s", ch->display,
+		             ch->title, "one spoken before it in its process failed");
+	} else {
+		/* The key of what is spoken, made as it is spoken. */
+		ts_feed tap = ts_chapter_key_feed(cj, k, &h);
+		ctx->chapter = (int)k;
+		ts_speak_chapter(cj, k, syn, &tap, &m.res, put ? worker_progress : NULL, ctx);
+		char key[TS_HASH_HEX];
+		ts_hash_hex(&h, key);
+		ts_chapter_key_chain(cj->book, k, prev, key);
+		memcpy(prev, key, TS_HASH_HEX);
+		*failed = m.res.err.code && m.res.err.code != TS_EEMPTY;
+		if (!*failed)
+			put_chapter(job, (int)k, syn, &m.res, key, put);
+	}
+	if (!put)
+		return;
+	m.samples = m.res.samples;
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		m.maxrss_kb = ru.ru_maxrss;
+	write_all(ctx->res_fd, &m, sizeof m);
+}
+
+/* Speak chapters first..last of job, each put in place with its result
+ * sent, in a fork of the worker: eSpeak carries state from one text to
+ * the next (pitch flutter, filters), so each unit is spoken from the same
+ * state, the freshly started worker's, whatever -j is.  0, or TS_ECHILD
+ * with m->res.err filled when the fork could not be made or died. */
+static int speak_in_fork(const ts_workers_job *job, ts_synth *syn, worker_ctx *ctx, size_t first,
+                         size_t last, msg *m)
+{
+	const ts_chapter *ch = ts_book_chapter(job->chapters.book, first);
 	pid_t pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		/* The key of what is spoken, made as it is spoken. */
-		ts_hash h;
-		char key[TS_HASH_HEX];
-		ts_feed tap = ts_chapter_key_feed(cj, (size_t)idx, &h);
-		ts_speak_chapter(cj, (size_t)idx, syn, &tap, &m->res, worker_progress, ctx);
-		ts_hash_hex(&h, key);
-		if (!m->res.err.code || m->res.err.code == TS_EEMPTY)
-			put_chapter(job, idx, syn, &m->res, key);
-		m->samples = m->res.samples;
-		struct rusage ru;
-		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			m->maxrss_kb = ru.ru_maxrss;
-		write_all(ctx->res_fd, m, sizeof *m);
+		char prev[TS_HASH_HEX] = "";
+		int failed = 0;
+		for (size_t k = first; k <= last; k++)
+			speak_one(job, syn, ctx, k, k == last, prev, &failed);
 		/* No ts_synth_free(): eSpeak's terminate joins a thread
 		 * that exists only in the worker, not in this fork. */
 		_exit(0);
@@ -244,18 +291,18 @@ static int speak_in_fork(const ts_workers_job *job, const ts_chapter_job *cj, ts
 	return 0;
 }
 
-/* A worker: start eSpeak, say so, then build each chapter the parent
- * hands out until it says -1 or goes. */
+/* A worker: start eSpeak, say so, then build each unit of chapters the
+ * parent hands out (by its first) until it says -1 or goes. */
 static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_fd)
 {
-	ts_chapter_job cj = job->chapters; /* its master gets the probe's gain */
+	ts_workers_job wj = *job; /* its master gets the probe's gain */
 	ts_error err = {0};
-	ts_synth *syn = ts_synth_new(cj.voice, cj.rate_factor, &err);
+	ts_synth *syn = ts_synth_new(wj.chapters.voice, wj.chapters.rate_factor, &err);
 	/* The voices of a book read in its speakers' voices at one loudness:
 	 * a character is not louder than the narrator because eSpeak makes
 	 * its variant louder, and the narrator's sample foresees a chapter's
 	 * level (levelprobe.h). */
-	if (syn && cj.voicing)
+	if (syn && wj.chapters.voicing)
 		ts_synth_level(syn, TS_VOICES_LEVEL_LUFS);
 	msg m = {.type = syn ? MSG_READY : MSG_INIT_FAIL, .worker = id};
 	if (syn) {
@@ -269,21 +316,21 @@ static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_f
 	worker_ctx ctx = {.id = id, .res_fd = res_fd};
 	int probed = 0;
 	for (;;) {
-		int idx;
-		if (read_all(cmd_fd, &idx, sizeof idx) != 0 || idx < 0)
+		int first;
+		if (read_all(cmd_fd, &first, sizeof first) != 0 || first < 0)
 			break;
-		const ts_chapter *ch = ts_book_chapter(cj.book, (size_t)idx);
-		ctx.chapter = idx;
+		const ts_chapter *ch = ts_book_chapter(wj.chapters.book, (size_t)first);
 		memset(&m, 0, sizeof m);
-		m.type = MSG_STARTED, m.worker = id, m.chapter = idx;
-		write_all(res_fd, &m, sizeof m);
-		m.type = MSG_DONE;
-		int rc = !probed && cj.master.normalize ? probe_level(syn, &cj, ch, &m) : 0;
+		m.type = MSG_FAILED, m.worker = id, m.chapter = first;
+		int rc = !probed && wj.chapters.master.normalize
+		             ? probe_level(syn, &wj.chapters, ch, &m)
+		             : 0;
 		if (!rc) {
 			probed = 1;
-			rc = speak_in_fork(job, &cj, syn, &ctx, idx, &m);
+			rc = speak_in_fork(&wj, syn, &ctx, (size_t)first,
+			                   unit_last(&wj, (size_t)first), &m);
 		}
-		/* A result the fork did not send. */
+		/* The results the fork did not send. */
 		if (rc && write_all(res_fd, &m, sizeof m))
 			break;
 	}
@@ -296,7 +343,7 @@ out:
 typedef struct worker {
 	pid_t pid;
 	int cmd_fd;
-	int chapter; /* chapter in hand, or -1 */
+	int unit; /* the first chapter of the unit in hand, or -1 */
 	int alive;
 	int ready; /* eSpeak NG started */
 } worker;
@@ -352,7 +399,7 @@ static int start_workers(pool *p, int res_w, ts_error *err)
 	fflush(NULL);
 	for (int i = 0; i < p->nw; i++) {
 		int cmd[2];
-		p->ws[i].chapter = -1;
+		p->ws[i].unit = -1;
 		if (pipe(cmd) != 0)
 			return ts_error_set(err, TS_EIO, "cannot make a pipe: %s", strerror(errno));
 		pid_t pid = fork();
@@ -375,7 +422,25 @@ static int start_workers(pool *p, int res_w, ts_error *err)
 	return 0;
 }
 
-/* What a worker said; 1 when it is idle and waits for a chapter. */
+/* Chapter i's result came. */
+static void chapter_done(pool *p, size_t i, const ts_chapter_result *res)
+{
+	p->results[i] = *res;
+	p->done[i] = 1;
+	event(p, (ts_worker_event){.kind = TS_EV_DONE, .chapter = i, .samples = res->samples});
+}
+
+/* The chapters of the unit that begins at chapter first whose results
+ * did not come fail with err. */
+static void unit_failed(pool *p, size_t first, const ts_error *err)
+{
+	ts_chapter_result res = {.err = *err};
+	for (size_t k = first, last = unit_last(p->job, first); k <= last; k++)
+		if ((!p->job->todo || p->job->todo[k]) && !p->done[k])
+			chapter_done(p, k, &res);
+}
+
+/* What a worker said; 1 when it is idle and waits for a unit. */
 static int take_message(pool *p, const msg *m)
 {
 	worker *w = &p->ws[m->worker];
@@ -402,24 +467,29 @@ static int take_message(pool *p, const msg *m)
 	case MSG_DONE:
 		if (m->maxrss_kb > p->stats->worker_maxrss_kb)
 			p->stats->worker_maxrss_kb = m->maxrss_kb;
-		if (m->chapter >= 0 && (size_t)m->chapter < p->n) {
-			p->results[m->chapter] = m->res;
-			p->done[m->chapter] = 1;
-			w->chapter = -1;
-			event(p, (ts_worker_event){.kind = TS_EV_DONE,
-			                           .chapter = (size_t)m->chapter,
-			                           .samples = m->res.samples});
-		}
+		if (m->chapter >= 0 && (size_t)m->chapter < p->n)
+			chapter_done(p, (size_t)m->chapter, &m->res);
+		if (!m->last)
+			return 0;
+		w->unit = -1;
+		return 1;
+	case MSG_FAILED:
+		if (m->chapter < 0 || (size_t)m->chapter >= p->n)
+			return 0;
+		unit_failed(p, (size_t)m->chapter, &m->res.err);
+		if (w->unit != m->chapter)
+			return 0; /* a unit it had finished */
+		w->unit = -1;
 		return 1;
 	}
 	return 0;
 }
 
-/* Hand idle worker w the next chapter, or let it go when none is left. */
+/* Hand idle worker w the next unit, or let it go when none is left. */
 static void hand_out(pool *p, worker *w)
 {
 	int idx = p->next < p->norder ? (int)p->order[p->next++] : -1;
-	w->chapter = idx;
+	w->unit = idx;
 	if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
 		close(w->cmd_fd);
 		w->cmd_fd = -1;
@@ -490,17 +560,35 @@ static void reap(pool *p)
 				             "(exit %d)",
 				             WEXITSTATUS(status));
 		}
-		int c = w->chapter;
-		if (c < 0 || (size_t)c >= p->n || p->done[c])
-			continue;
+		ts_error e = {0};
 		if (WIFSIGNALED(status))
-			ts_error_set(&p->results[c].err, TS_ECHILD,
+			ts_error_set(&e, TS_ECHILD,
 			             "worker process died (signal %d) while building this chapter",
 			             WTERMSIG(status));
 		else
-			ts_error_set(&p->results[c].err, TS_ECHILD,
+			ts_error_set(&e, TS_ECHILD,
 			             "worker process stopped while building this chapter");
+		if (w->unit >= 0)
+			unit_failed(p, (size_t)w->unit, &e);
 	}
+}
+
+/* order[0..n), the chapters to build, longest first, becomes the first
+ * chapter of each one's unit, each once: how many.  seen (one per
+ * chapter, all 0) is left as it was. */
+static size_t units(const ts_workers_job *job, size_t *order, size_t n, char *seen)
+{
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t f = order[i];
+		while (ts_chapter_chained(job->chapters.book, f))
+			f--;
+		if (!seen[f])
+			seen[f] = 1, order[u++] = f;
+	}
+	for (size_t i = 0; i < u; i++)
+		seen[order[i]] = 0;
+	return u;
 }
 
 int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_workers_stats *stats,
@@ -508,10 +596,14 @@ int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_wor
 {
 	size_t n = ts_book_count(job->chapters.book), norder = 0;
 	size_t *order = ts_book_longest_first(job->chapters.book, job->todo, &norder);
+	char *done = calloc(n ? n : 1, 1);
+	if (order && done)
+		norder = units(job, order, norder, done);
 	int nw = job->workers < 1 ? 1 : job->workers;
 	if ((size_t)nw > norder)
 		nw = norder ? (int)norder : 1;
 	pool p = {.job = job,
+	          .done = done,
 	          .results = results,
 	          .stats = stats,
 	          .fn = fn,
@@ -523,7 +615,6 @@ int ts_workers_run(const ts_workers_job *job, ts_chapter_result *results, ts_wor
 	          .res_fd = -1};
 	int rc = 0, res_pipe[2] = {-1, -1};
 	p.ws = calloc((size_t)nw, sizeof *p.ws);
-	p.done = calloc(n ? n : 1, 1);
 	memset(stats, 0, sizeof *stats);
 	if (!p.ws || !p.order || !p.done) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL);

@@ -1,11 +1,14 @@
 /* workers.h - the pool of worker processes that builds a book's chapters.
  *
  * eSpeak NG keeps process-wide state, so each worker is a process with
- * its own eSpeak.  The parent hands out chapters, longest first, over
- * pipes and collects results; a chapter's audio depends only on its text
- * and the settings, so the output is byte-identical for any number of
- * workers.  A worker speaks each chapter (chapter.h) and makes its files
- * and its record (records.h). */
+ * its own eSpeak.  The parent hands out units of chapters, longest first, over
+ * pipes and collects results.  A worker speaks each unit of chapters
+ * handed to it (a chapter, or short ones spoken in one process:
+ * chapterkey.h) in a fork of itself, from the same eSpeak state every
+ * time, so a chapter's audio depends only on its text, the settings and
+ * the chapters before it in its unit, and the output is byte-identical
+ * for any number of workers.  It makes each chapter's files and record
+ * (chapter.h, records.h). */
 #ifndef TS_WORKERS_H
 #define TS_WORKERS_H
 

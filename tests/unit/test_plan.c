@@ -7,8 +7,11 @@
  * changed setting changes every key), the whole-book files' keys and
  * whether the folder holds them (ts_wholebook_plan), and what a build
  * removes: only files a record names, never the user's, never a file a
- * chapter of the plan makes (ts_folder_remove_stale, _superseded).
+ * chapter of the plan makes (ts_folder_remove_stale, _superseded); which
+ * short chapters are spoken after the one before them, and that their
+ * keys take that one's in (ts_chapter_chained, ts_chapter_key_chain).
  * Usage: test_plan VOICES_DIR BOOK.txt SCRATCHDIR */
+#include "book/chapterkey.h"
 #include "book/plan.h"
 
 #include "base/file.h"
@@ -350,6 +353,66 @@ static void test_removed(void)
 	ts_plan_free(p);
 }
 
+/* Chapter c of the book test_chained() writes: short, but chapter 2 is
+ * long (1,000 characters or more); edit changes chapter c's text. */
+static void write_chapters(const char *path, int edit)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	for (int c = 0; f && c < 6; c++) {
+		fprintf(f, "第%d章\n%s他走进了院子。\n", c + 1, c == edit ? "那天晚上，" : "");
+		for (int k = 0; c == 2 && k < 100; k++)
+			fputs("风吹过山谷里的竹林。", f); /* 10 characters */
+		fputs("\n", f);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The keys of the chapters of the book at path, into keys. */
+static int keys_of(const char *path, char (*keys)[TS_HASH_HEX], int *chained)
+{
+	const char *was = book;
+	book = path;
+	ts_plan *p = plan_with(no_set);
+	book = was;
+	if (!p)
+		return -1;
+	int due[6];
+	CHECK(p->n == 6);
+	if (p->n == 6) {
+		dues(p, due);
+		memcpy(keys, p->keys, 6 * sizeof *keys);
+		for (size_t i = 0; i < 6; i++)
+			chained[i] = ts_chapter_chained(p->book, i);
+	}
+	ts_plan_free(p);
+	return 0;
+}
+
+static void test_chained(void)
+{
+	char path[PATH_MAX + 16], keys[3][6][TS_HASH_HEX];
+	int chained[6],
+	    want[6] = {0, 1, 0, 0, 0, 1}; /* 2 is long, 3 follows it, 4 begins a group */
+	snprintf(path, sizeof path, "%s/chained.txt", out);
+	write_chapters(path, -1);
+	if (keys_of(path, keys[0], chained))
+		return;
+	for (int i = 0; i < 6; i++)
+		CHECK(chained[i] == want[i]);
+	/* An edit of chapter 0 changes the key of chapter 1, spoken after it,
+	 * and no other; one of chapter 4, chapter 5's. */
+	write_chapters(path, 0);
+	keys_of(path, keys[1], chained);
+	write_chapters(path, 4);
+	keys_of(path, keys[2], chained);
+	for (int i = 0; i < 6; i++) {
+		CHECK((strcmp(keys[0][i], keys[1][i]) != 0) == (i <= 1));
+		CHECK((strcmp(keys[0][i], keys[2][i]) != 0) == (i >= 4));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
@@ -369,6 +432,7 @@ int main(int argc, char **argv)
 	test_due();
 	test_wholebook_keys();
 	test_removed();
+	test_chained();
 	if (check_failures)
 		fprintf(stderr, "test_plan: %d checks failed\n", check_failures);
 	return check_failures ? 1 : 0;
