@@ -1,7 +1,9 @@
 #!/bin/bash
 # e2e_jobs_identical: the same input built with -j1, -j2 and -j3 gives the
-# same files, byte for byte (the design promises output independent of -j),
-# and a chapter sounds the same whatever was built before it.
+# same files, byte for byte (the design promises output independent of -j);
+# a chapter that begins its group sounds the same whatever was built before
+# it, and a short one spoken after another (chapterkey.h) is made the same
+# when it is built alone (--chapters).
 . "$(dirname "$0")/lib.sh"
 e2e_init "$@"
 
