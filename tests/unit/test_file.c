@@ -1,12 +1,14 @@
 /* test_file.c - base/file: temporary names, their sweep, and putting a
  * chapter's files in place all or none (ts_commit_files), reading a
- * pipe whole (ts_read_full). */
+ * pipe whole (ts_read_full), folders made and probed (ts_make_dirs,
+ * ts_dir_writable) and lock files (ts_lockfile_make, _gone). */
 #include "check.h"
 #include "base/file.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The text of dir/name ("" when there is none). */
@@ -194,6 +196,63 @@ static void check_read_full(void)
 	CHECK(ts_read_full(-1, buf, 5) == -1 && errno == EBADF);
 }
 
+/* Folders made with their parents, and told writable by making a file
+ * that is then gone. */
+static void check_dirs(const char *dir)
+{
+	char deep[1100], file[1100], under[1200];
+	snprintf(deep, sizeof deep, "%s/made/b/c", dir);
+	CHECK(ts_make_dirs(deep) == 0 && ts_make_dirs(deep) == 0);
+	struct stat st;
+	CHECK(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(ts_dir_writable(deep) == 0);
+	DIR *d = opendir(deep);
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.' || strncmp(e->d_name, ".tingshu-probe", 14) == 0;
+	if (d)
+		closedir(d);
+	CHECK(n == 0); /* the probe's file is gone */
+	snprintf(file, sizeof file, "%s/made", dir);
+	snprintf(file, sizeof file, "%s", write_file_in(file, "plain", "x"));
+	snprintf(under, sizeof under, "%s/below", file);
+	CHECK(ts_make_dirs(file) == -1 && errno == ENOTDIR);
+	CHECK(ts_make_dirs(under) == -1);
+	snprintf(under, sizeof under, "%s/made/none", dir);
+	CHECK(ts_dir_writable(under) == -1);
+}
+
+/* A lock file holds "PID HOST"; a second one at its name fails; its
+ * holder is gone only when it is a process of this machine that is. */
+static void check_lockfile(const char *dir)
+{
+	char path[1100], who[300], host[64], taken[1200] = "";
+	snprintf(path, sizeof path, "%s/x.lock", dir);
+	unlink(path);
+	ts_host_name(host);
+	CHECK(ts_lockfile_make(dir, path, host, taken, sizeof taken) == 0);
+	CHECK(ts_lockfile_make(dir, path, host, taken, sizeof taken) == -1 && errno == EEXIST);
+	char want[128];
+	snprintf(want, sizeof want, "%ld %s\n", (long)getpid(), host);
+	CHECK(strcmp(get(dir, "x.lock"), want) == 0);
+	CHECK(ts_lockfile_gone(dir, path, who, sizeof who) == 0);
+	snprintf(want, sizeof want, "pid %ld on %s", (long)getpid(), host);
+	CHECK(strcmp(who, want) == 0);
+	unlink(path);
+	/* No such process here: gone; one of another machine: never known to be. */
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	snprintf(want, sizeof want, "%ld %s\n", (long)child, host);
+	write_file_in(dir, "x.lock", want);
+	CHECK(ts_lockfile_gone(dir, path, who, sizeof who) == 1);
+	snprintf(want, sizeof want, "%ld elsewhere.example\n", (long)child);
+	write_file_in(dir, "x.lock", want);
+	CHECK(ts_lockfile_gone(dir, path, who, sizeof who) == 0);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -207,5 +266,7 @@ int main(int argc, char **argv)
 	check_commit(dir);
 	check_links(dir);
 	check_read_full();
+	check_dirs(dir);
+	check_lockfile(dir);
 	return check_done("test_file");
 }
