@@ -420,11 +420,14 @@ int ts_commit_files(const char *root, char *const *tmp, char *const *path, size_
 	                    strerror(e));
 }
 
-ssize_t ts_read_full(int fd, void *p, size_t n)
+/* n bytes of fd into p, by read() or, at, by pread() from off: see
+ * ts_read_full() and ts_pread_full(). */
+static ssize_t read_loop(int fd, void *p, size_t n, int at, off_t off)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t k = read(fd, (char *)p + got, n - got);
+		char *to = (char *)p + got;
+		ssize_t k = at ? pread(fd, to, n - got, off + (off_t)got) : read(fd, to, n - got);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -434,6 +437,11 @@ ssize_t ts_read_full(int fd, void *p, size_t n)
 		got += (size_t)k;
 	}
 	return (ssize_t)got;
+}
+
+ssize_t ts_read_full(int fd, void *p, size_t n)
+{
+	return read_loop(fd, p, n, 0, 0);
 }
 
 int ts_write_full(int fd, const void *p, size_t n)
@@ -456,18 +464,7 @@ int ts_write_full(int fd, const void *p, size_t n)
 
 ssize_t ts_pread_full(int fd, void *buf, size_t n, off_t off)
 {
-	size_t done = 0;
-	while (done < n) {
-		ssize_t k = pread(fd, (char *)buf + done, n - done, off + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		done += (size_t)k;
-	}
-	return (ssize_t)done;
+	return read_loop(fd, buf, n, 1, off);
 }
 
 int ts_pwrite_full(int fd, const void *buf, size_t n, off_t off)
