@@ -238,7 +238,7 @@ int ts_aac_ok(const char *path, const char *key)
  * multiple of ODDS (one run in ODDS, chosen by what is said, not by where:
  * the same sentences are cut the same way wherever an edit moved them)
  * and it is at least MIN_S seconds after the last such run. */
-enum { LEAD = 2048, TAIL = 4096, FP = 32, ODDS = 6, MIN_S = 5 };
+enum { LEAD = 2048, TAIL = 4096, FP = 32, ODDS = 3, MIN_S = 3 };
 
 /* A piece: its samples in the chapter, and its packets in the file. */
 typedef struct piece {
@@ -793,19 +793,22 @@ static int read_full(int fd, void *p, size_t n)
 	return ts_read_full(fd, p, n) == (ssize_t)n ? 0 : -1;
 }
 
-/* The first piece the second process makes: about half the samples to
- * encode on each side; c->n when there is not enough to share. */
+/* The first piece the second process makes: where the samples to encode
+ * are shared the most evenly (the larger side the smallest); c->n when
+ * there is not enough to share. */
 static size_t split_at(const cutter *c, const old *o)
 {
-	uint64_t all = 0, so_far = 0;
+	uint64_t all = 0, so_far = 0, best_max = UINT64_MAX;
+	size_t best = c->n;
 	for (size_t k = 0; k < c->n; k++)
 		all += old_find(o, &c->p[k]) ? 0 : c->p[k].len;
 	for (size_t k = 0; k < c->n; k++) {
-		if (so_far > 0 && so_far >= all / 2)
-			return so_far < all ? k : c->n;
+		uint64_t larger = so_far > all - so_far ? so_far : all - so_far;
+		if (so_far > 0 && so_far < all && larger < best_max)
+			best = k, best_max = larger;
 		so_far += old_find(o, &c->p[k]) ? 0 : c->p[k].len;
 	}
-	return c->n;
+	return best;
 }
 
 /* Pieces [s, c->n) of src into the file fd (a spool: see open_spool()),

@@ -127,7 +127,9 @@ int ts_finish_add(ts_finisher *f, const int16_t *s, size_t n, ts_break brk, uint
 		return 0;
 	}
 	int ms = f->started ? pause_ms(f, f->pending) : f->v.lead_in_ms;
-	if ((rc = write_silence(f, ms_to_samples(f, ms))))
+	uint64_t pause = ms_to_samples(f, ms);
+	pause += (TS_FINISH_ALIGN - (f->pos + pause) % TS_FINISH_ALIGN) % TS_FINISH_ALIGN;
+	if ((rc = write_silence(f, pause)))
 		return rc;
 	f->pending = TS_BREAK_NONE;
 	f->started = 1;

@@ -18,6 +18,13 @@ typedef int (*ts_sink_fn)(void *ud, const int16_t *s, size_t n);
 
 typedef struct ts_finisher ts_finisher;
 
+/* Each piece of speech starts at a multiple of TS_FINISH_ALIGN samples,
+ * its pause a little longer (at most 0.7 ms at 22,050 Hz): what an edit
+ * moves, it moves by a multiple of the limiter's segment (master.c), so
+ * that the sentences after it are leveled to the same samples as before,
+ * and their AAC is kept (aac.h). */
+#define TS_FINISH_ALIGN 16
+
 /* New finisher at rate Hz using v's pauses; NULL when out of memory. */
 ts_finisher *ts_finish_new(int rate, const ts_voice *v, ts_sink_fn sink, void *ud);
 void ts_finish_free(ts_finisher *f);

@@ -42,6 +42,7 @@
  * is skipped. */
 #include "audio/master.h"
 
+#include "audio/finish.h"
 #include "audio/loudness.h"
 #include "audio/vec.h"
 
@@ -220,7 +221,9 @@ static void meter_add(tp_meter *m, const float *x, size_t n)
 /* The gain is decided for segments of SEG samples and moves linearly
  * across each one: the detector and the hold/release/mean run once a
  * segment, and only the multiply runs for every sample. */
-#define SEG       16
+#define SEG 16
+/* What an edit moves, it moves by whole segments (finish.h). */
+_Static_assert(TS_FINISH_ALIGN % SEG == 0, "speech starts on a segment");
 #define LIM_CHUNK 4096 /* samples taken into the ring at a time */
 
 typedef struct limiter {

@@ -481,7 +481,8 @@ int ts_epub_make(const char *path, const ts_bookfile *book, ts_error *err)
 		ts_m4b_opts o = {.title = book->title,
 		                 .artist = book->author,
 		                 .owner_pid = book->owner_pid,
-		                 .cancel = book->cancel};
+		                 .cancel = book->cancel,
+		                 .scratch = 1};
 		snprintf(tmp, sizeof tmp, "%s/epub-%03zu.m4a", book->workdir, j + 1);
 		if ((rc = ts_m4b_write(tmp, &one, 1, &o, err)))
 			break;

@@ -324,7 +324,7 @@ int ts_m4b_write(const char *path, const ts_m4b_chapter *ch, size_t n, const ts_
 		goto out;
 	}
 	rc = write_file(&m, ch, n, o, &c);
-	if (!rc && fsync(m.fd) != 0 && errno != EINVAL)
+	if (!rc && !o->scratch && fsync(m.fd) != 0 && errno != EINVAL)
 		rc = ts_error_set(err, ts_errno_code(errno), "%s: cannot write: %s", path,
 		                  strerror(errno));
 	/* Stopped while it was written: not put in place. */

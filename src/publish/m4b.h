@@ -35,6 +35,7 @@ typedef struct ts_m4b_opts {
 	const char *cover;             /* JPEG or PNG file, or NULL */
 	long owner_pid;                /* tags the temporary name */
 	volatile sig_atomic_t *cancel; /* set to stop (TS_ECANCELED), or NULL */
+	int scratch; /* a file read once and removed (the EPUB's): not synced to disk */
 } ts_m4b_opts;
 
 /* Is the cover file at path one the M4B can hold (a readable regular file
