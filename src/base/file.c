@@ -593,3 +593,22 @@ out:
 	errno = e;
 	return rc;
 }
+
+int ts_file_holds(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+		return 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	char block[8192];
+	size_t off = 0, got;
+	int same = 1;
+	while (same && (got = fread(block, 1, sizeof block, f)) > 0) {
+		same = off + got <= len && memcmp(block, (const char *)data + off, got) == 0;
+		off += got;
+	}
+	fclose(f);
+	return same && off == len;
+}

@@ -61,6 +61,10 @@ const void *ts_map_file(const char *path, const char *what, size_t min, size_t m
                         ts_error *err);
 void ts_unmap_file(const void *map, size_t size);
 
+/* Is the file at path (not a link) a regular file of exactly the len
+ * bytes at data?  0 when it cannot be read. */
+int ts_file_holds(const char *path, const void *data, size_t len);
+
 /* Write all of p[0..n) to fd, going on after interruptions.  Returns 0,
  * or -1 with errno set (ENOSPC when the file takes no more). */
 int ts_write_full(int fd, const void *p, size_t n);

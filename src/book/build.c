@@ -185,6 +185,7 @@ static ts_chapter_job chapter_job(const ts_plan *p)
 	                        .author = p->o.author,
 	                        .paths = p->paths,
 	                        .timing = p->timing_mask,
+	                        .pieces = ts_wholebook_aac_rate(p) != 0,
 	                        .owner_pid = (long)getpid()};
 }
 

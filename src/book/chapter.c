@@ -110,6 +110,7 @@ int ts_feed_chapter(const ts_chapter_job *job, const ts_feed *f, ts_error *err)
 
 typedef struct chapter_run {
 	ts_synth *syn;
+	ts_speaker *sp; /* a chapter spoken in pieces (speaker.h), or NULL */
 	ts_finisher *fin;
 	ts_master *w;
 	ts_samples pcm;
@@ -161,10 +162,11 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 		}
 		r->cur = r->want;
 	}
-	if (now && (rc = ts_synth_speak(r->syn, text, &r->pcm))) {
-		ts_error_set(&r->res->err, rc, "%s", ts_synth_errmsg(r->syn));
-		return rc;
-	}
+	/* A piece may start with a paragraph of the body. */
+	if (now && (rc = r->sp ? ts_speaker_speak(r->sp, text, brk >= TS_BREAK_PARAGRAPH, &r->pcm)
+	                       : ts_synth_speak(r->syn, text, &r->pcm)))
+		return ts_error_set(&r->res->err, rc, "%s",
+		                    r->sp ? ts_speaker_errmsg(r->sp) : ts_synth_errmsg(r->syn));
 	if (r->next_brk > brk)
 		brk = r->next_brk;
 	r->next_brk = TS_BREAK_NONE;
@@ -431,6 +433,11 @@ int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const t
 	memset(res, 0, sizeof *res);
 	double t0 = ts_seconds();
 	int rc = open_chapter(&r, job, i);
+	/* A long chapter in pieces: none is spoken after it in this process
+	 * (chapterkey.h).  Read in voices, its quotations are spoken first here. */
+	if (!rc && job->pieces && job->spawner && !job->voicing && ch->chars >= TS_CHAIN_CHARS &&
+	    !(r.sp = ts_speaker_new(job->spawner)))
+		rc = ts_error_set(&res->err, TS_ENOMEM, NULL);
 	if (!rc && job->voicing)
 		rc = speak_quotations(&r, job, ch, job->paths[i]);
 	if (!rc)
@@ -442,6 +449,7 @@ int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const t
 	if (rc && !res->err.msg[0])
 		ts_error_set(&res->err, rc, "%s: %s", ch->display, ts_strerror(rc));
 	res->err.code = rc;
+	ts_speaker_free(r.sp);
 	ts_master_abort(r.w);
 	ts_cues_abort(r.cues);
 	ts_buf_free(&r.title);

@@ -15,6 +15,7 @@
 #include "zh/lang.h"
 #include "base/util.h"
 #include "text/segment.h"
+#include "speech/speaker.h"
 #include "speech/synth.h"
 #include "speech/voice.h"
 #include "audio/master.h"
@@ -50,6 +51,11 @@ typedef struct ts_chapter_job {
 	char *const *paths;    /* audio file path of each chapter */
 	unsigned timing;       /* TS_CUES_* formats of timing files beside it */
 	long owner_pid;        /* tags temporary files */
+	/* Chapters of TS_CHAIN_CHARS or more spoken in pieces (speaker.h), for their
+	 * AAC to be kept through an edit: with the whole-book files. */
+#define TS_CHAIN_CHARS 1000
+	int pieces;
+	ts_spawner *spawner;
 } ts_chapter_job;
 
 /* One reading through the front end: what is read, and what the reading

@@ -17,7 +17,7 @@ static void key_settings(ts_hash *h, const ts_chapter_job *job)
 {
 	const ts_voice *v = job->voice;
 	const char *data = NULL, *engine = ts_synth_version(&data);
-	ts_hash_str(h, "tingshu chapter key 2"); /* 2: one-pass leveling */
+	ts_hash_str(h, "tingshu chapter key 3"); /* 3: speech on 16 samples; pieces */
 	ts_hash_str(h, TS_VERSION);
 	ts_hash_str(h, engine);
 	ts_hash_str(h, data);
@@ -47,6 +47,7 @@ static void key_settings(ts_hash *h, const ts_chapter_job *job)
 	 * among them, the chapters of a folder built before there was one
 	 * are made again, and get it. */
 	ts_hash_int(h, job->timing);
+	ts_hash_int(h, job->pieces);
 	ts_hash_str(h, ts_book_title(job->book)); /* the album tag */
 	/* The track count is in the tags of some formats only (MP3's 2/40):
 	 * elsewhere a chapter more or less keeps the others as they are. */

@@ -31,7 +31,6 @@ ts_feed ts_chapter_key_feed(const ts_chapter_job *job, size_t i, ts_hash *h);
  * to the next: the chapter's sound, hence its key, takes in the ones
  * before it in its group. */
 #define TS_CHAIN_GROUP 4
-#define TS_CHAIN_CHARS 1000
 int ts_chapter_chained(const ts_book *b, size_t i);
 
 /* key, chapter i's key of ts_chapter_key(), takes in prev, the key of

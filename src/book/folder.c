@@ -136,26 +136,6 @@ static int record_matches(const ts_plan *p, size_t i, const ts_record *r)
 	return k == r->nfiles;
 }
 
-/* Does the file at path hold exactly text? */
-static int same_content(const char *path, const ts_buf *text)
-{
-	struct stat st;
-	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != text->len)
-		return 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	char block[8192];
-	size_t off = 0, got;
-	int same = 1;
-	while (same && (got = fread(block, 1, sizeof block, f)) > 0) {
-		same = off + got <= text->len && memcmp(block, text->data + off, got) == 0;
-		off += got;
-	}
-	fclose(f);
-	return same && off == text->len;
-}
-
 /* The book files, from the entries e: the read-along page (its list of
  * chapters; their text is in their own files), playlist.m3u and
  * manifest.json.  Each is written at its temporary name, those whose
@@ -182,7 +162,7 @@ static int put_book_files(const ts_plan *p, const ts_build_settings *set, const 
 		if (ts_buf_error(&text[i]))
 			rc = ts_error_set(err, ts_buf_error(&text[i]), "%s: %s", path[i],
 			                  ts_strerror(ts_buf_error(&text[i])));
-		else if (same_content(path[i], &text[i]))
+		else if (ts_file_holds(path[i], text[i].data, text[i].len))
 			continue;
 		else if (!(tmp[k] = ts_temp_name(path[i], pid)))
 			rc = ts_error_set(err, TS_ENOMEM, NULL); /* named before it is made */

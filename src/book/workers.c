@@ -325,16 +325,20 @@ static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_f
 		int rc = !probed && wj.chapters.master.normalize
 		             ? probe_level(syn, &wj.chapters, ch, &m)
 		             : 0;
-		if (!rc) {
-			probed = 1;
-			rc = speak_in_fork(&wj, syn, &ctx, (size_t)first,
-			                   unit_last(&wj, (size_t)first), &m);
-		}
+		probed |= !rc;
+		/* The pieces of long chapters from the state a unit starts in; a
+		 * unit that died may have left its spawner waiting. */
+		if (!rc && wj.chapters.pieces)
+			rc = ts_spawner_ready(&wj.chapters.spawner, syn, &m.res.err);
+		if (!rc && (rc = speak_in_fork(&wj, syn, &ctx, (size_t)first,
+		                               unit_last(&wj, (size_t)first), &m)))
+			ts_spawner_stop(wj.chapters.spawner), wj.chapters.spawner = NULL;
 		/* The results the fork did not send. */
 		if (rc && write_all(res_fd, &m, sizeof m))
 			break;
 	}
 out:
+	ts_spawner_stop(wj.chapters.spawner);
 	ts_synth_free(syn);
 }
 

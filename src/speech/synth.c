@@ -24,7 +24,8 @@ struct ts_synth {
 	char voice[160]; /* eSpeak name of the main voice, with variant */
 	char latin[160]; /* voice for Latin-script words */
 	ts_buf ssml;
-	ts_samples *out; /* where the callback appends; set during a call */
+	ts_synth_sink_fn sink; /* where the callback sends; set during a call */
+	void *sink_ud;
 	int oom;
 	char errmsg[512];
 };
@@ -68,15 +69,21 @@ static int on_audio(short *wav, int n, espeak_EVENT *ev)
 {
 	(void)ev;
 	ts_synth *s = active;
-	if (!s || !s->out || !wav || n <= 0)
+	if (!s || !s->sink || !wav || n <= 0)
 		return 0;
-	ts_samples *o = s->out;
-	if (TS_GROW(o->data, o->cap, o->len + (size_t)n)) {
-		s->oom = 1;
-		return 1; /* asks eSpeak to stop */
-	}
-	memcpy(o->data + o->len, wav, (size_t)n * sizeof *wav);
-	o->len += (size_t)n;
+	int rc = s->sink(s->sink_ud, wav, (size_t)n);
+	if (rc)
+		s->oom = rc;
+	return rc != 0; /* 1 asks eSpeak to stop */
+}
+
+static int append(void *ud, const int16_t *s, size_t n)
+{
+	ts_samples *o = ud;
+	if (TS_GROW(o->data, o->cap, o->len + n))
+		return TS_ENOMEM;
+	memcpy(o->data + o->len, s, n * sizeof *s);
+	o->len += n;
 	return 0;
 }
 
@@ -341,7 +348,13 @@ int ts_ssml_markup(const char *text, const char *voice, const char *latin, ts_bu
 int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 {
 	out->len = 0;
-	s->out = out;
+	return ts_synth_speak_to(s, text, append, out);
+}
+
+int ts_synth_speak_to(ts_synth *s, const char *text, ts_synth_sink_fn sink, void *ud)
+{
+	s->sink = sink;
+	s->sink_ud = ud;
 	s->oom = 0;
 	unsigned flags = espeakCHARS_UTF8;
 	ts_buf_clear(&s->ssml);
@@ -355,7 +368,7 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 	espeak_ng_STATUS st =
 	    espeak_ng_Synthesize(text, strlen(text) + 1, 0, POS_CHARACTER, 0, flags, NULL, NULL);
 	/* Synchronous mode: every sample has reached on_audio by now. */
-	s->out = NULL;
+	s->sink = NULL;
 	if (marked) {
 		/* eSpeak 1.51 leaves the last voice of the SSML in place (often
 		 * the Latin one): restore ours, or the rest of the chapter would
@@ -363,8 +376,10 @@ int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out)
 		espeak_ng_SetVoiceByName(s->voice);
 		set_params(s);
 	}
-	if (s->oom)
-		return TS_ENOMEM;
+	if (s->oom) {
+		snprintf(s->errmsg, sizeof s->errmsg, "%s", ts_strerror(s->oom));
+		return s->oom;
+	}
 	if (st != ENS_OK) {
 		status_msg(st, "synthesis failed", s->errmsg, sizeof s->errmsg);
 		return TS_ESPEAK;

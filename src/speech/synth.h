@@ -58,6 +58,12 @@ const char *ts_synth_version(const char **data_path);
  * (cleared first).  Returns 0, TS_ENOMEM or TS_ESPEAK. */
 int ts_synth_speak(ts_synth *s, const char *text, ts_samples *out);
 
+/* Speak text as ts_synth_speak() does, its samples given to sink as they
+ * come (n > 0 each time); a sink's nonzero return (a negative code) stops
+ * eSpeak, and is returned.  Returns 0, that code, TS_ESPEAK. */
+typedef int (*ts_synth_sink_fn)(void *ud, const int16_t *s, size_t n);
+int ts_synth_speak_to(ts_synth *s, const char *text, ts_synth_sink_fn sink, void *ud);
+
 /* If text has Latin-script words, append to out SSML that has eSpeak read
  * them with the voice named latin and the rest with voice, and return 1;
  * else return 0 and leave out alone.  Negative on out of memory. */
