@@ -217,6 +217,14 @@ size_t ts_utf8_count(const char *s, size_t n)
 	return count;
 }
 
+size_t ts_utf8_count_nonspace(const char *s, size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += ((unsigned char)s[i] & 0xC0) != 0x80 && s[i] != ' ';
+	return count;
+}
+
 size_t ts_utf8_trim(const char *s, size_t len, size_t *start)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -99,6 +99,8 @@ size_t ts_utf8_bom(const char *s, size_t n);
 
 /* Number of code points in valid UTF-8 text. */
 size_t ts_utf8_count(const char *s, size_t n);
+/* ... and of them, those that are not an ASCII space. */
+size_t ts_utf8_count_nonspace(const char *s, size_t n);
 
 /* s[0..len) without the spaces (ts_is_space()) at either end: returns the
  * length of what is left and stores where it starts in *start. */

@@ -237,17 +237,6 @@ static int on_body(void *ud)
 	return rc;
 }
 
-static size_t count_nonspace(const char *s, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if ((c & 0xC0) != 0x80 && c != ' ')
-			k++;
-	}
-	return k;
-}
-
 static int on_chunk(void *ud, const ts_chunk *c)
 {
 	chapter_run *r = ud;
@@ -256,7 +245,7 @@ static int on_chunk(void *ud, const ts_chunk *c)
 		rc = speak(r, c->spoken ? c->spoken : c->text, c->brk);
 	if (rc || r->in_title)
 		return rc;
-	size_t k = count_nonspace(c->text, c->len);
+	size_t k = ts_utf8_count_nonspace(c->text, c->len);
 	r->res->chars += k;
 	r->chars_done += k;
 	r->since_report += k;
@@ -417,6 +406,12 @@ static int finish_chapter(chapter_run *r, const char *path, long owner_pid, doub
 	return rc;
 }
 
+int ts_chapter_in_pieces(const ts_chapter_job *job, size_t i)
+{
+	return job->pieces && !job->voicing &&
+	       ts_book_chapter(job->book, i)->chars >= TS_CHAIN_CHARS;
+}
+
 int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const ts_feed *tap,
                      ts_chapter_result *res, ts_chapter_progress_fn progress, void *ud)
 {
@@ -433,9 +428,7 @@ int ts_speak_chapter(const ts_chapter_job *job, size_t i, ts_synth *syn, const t
 	memset(res, 0, sizeof *res);
 	double t0 = ts_seconds();
 	int rc = open_chapter(&r, job, i);
-	/* A long chapter in pieces: none is spoken after it in this process
-	 * (chapterkey.h).  Read in voices, its quotations are spoken first here. */
-	if (!rc && job->pieces && job->spawner && !job->voicing && ch->chars >= TS_CHAIN_CHARS &&
+	if (!rc && job->spawner && ts_chapter_in_pieces(job, i) &&
 	    !(r.sp = ts_speaker_new(job->spawner)))
 		rc = ts_error_set(&res->err, TS_ENOMEM, NULL);
 	if (!rc && job->voicing)

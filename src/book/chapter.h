@@ -51,10 +51,7 @@ typedef struct ts_chapter_job {
 	char *const *paths;    /* audio file path of each chapter */
 	unsigned timing;       /* TS_CUES_* formats of timing files beside it */
 	long owner_pid;        /* tags temporary files */
-	/* Chapters of TS_CHAIN_CHARS or more spoken in pieces (speaker.h), for their
-	 * AAC to be kept through an edit: with the whole-book files. */
-#define TS_CHAIN_CHARS 1000
-	int pieces;
+	int pieces;            /* with the whole-book files: see ts_chapter_in_pieces() */
 	ts_spawner *spawner;
 } ts_chapter_job;
 
@@ -103,6 +100,11 @@ typedef struct ts_chapter_result {
  * level. */
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
                                        double finishing);
+
+/* Is chapter i spoken in pieces (speaker.h)?  With job->pieces, if long and not voiced: none is
+ * spoken after it in its process (chapterkey.h), and voices speak the quotations first, in it. */
+#define TS_CHAIN_CHARS 1000
+int ts_chapter_in_pieces(const ts_chapter_job *job, size_t i);
 
 /* Speak chapter i of job->book with syn (started with job->voice) into
  * job->paths[i], written with the job's format, quality and tags (track

@@ -47,7 +47,6 @@ static void key_settings(ts_hash *h, const ts_chapter_job *job)
 	 * among them, the chapters of a folder built before there was one
 	 * are made again, and get it. */
 	ts_hash_int(h, job->timing);
-	ts_hash_int(h, job->pieces);
 	ts_hash_str(h, ts_book_title(job->book)); /* the album tag */
 	/* The track count is in the tags of some formats only (MP3's 2/40):
 	 * elsewhere a chapter more or less keeps the others as they are. */
@@ -113,6 +112,7 @@ ts_feed ts_chapter_key_feed(const ts_chapter_job *job, size_t i, ts_hash *h)
 	ts_hash_str(h, slash ? slash + 1 : job->paths[i]);
 	ts_hash_str(h, ch->title);
 	ts_hash_int(h, ch->title_spoken);
+	ts_hash_int(h, ts_chapter_in_pieces(job, i));
 	return (ts_feed){.ch = ch,
 	                 .chunk = key_chunk,
 	                 .sentence = key_sentence,

@@ -48,11 +48,6 @@ typedef struct msg {
 
 _Static_assert(sizeof(msg) <= 4096, "a message must fit in PIPE_BUF for atomic writes");
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	return ts_write_full(fd, p, n) ? TS_EIO : 0;
-}
-
 static int read_all(int fd, void *p, size_t n)
 {
 	ssize_t got = ts_read_full(fd, p, n);
@@ -74,7 +69,7 @@ static void worker_progress(void *ud, size_t chars_done, uint64_t samples, doubl
 	         .chars_done = chars_done,
 	         .samples = samples,
 	         .finishing = finishing};
-	write_all(w->res_fd, &m, sizeof m);
+	ts_write_full(w->res_fd, &m, sizeof m);
 }
 
 /* The AAC of chapter idx from its audio at its temporary name audio, at
@@ -228,7 +223,7 @@ static void speak_one(const ts_workers_job *job, ts_synth *syn, worker_ctx *ctx,
 	msg m = {.type = MSG_STARTED, .worker = ctx->id, .chapter = (int)k, .last = last};
 	ts_hash h;
 	if (put)
-		write_all(ctx->res_fd, &m, sizeof m);
+		ts_write_full(ctx->res_fd, &m, sizeof m);
 	m.type = MSG_DONE;
 	const ts_chapter *ch = ts_book_chapter(cj->book, k);
 	if (*failed) {
@@ -253,7 +248,7 @@ static void speak_one(const ts_workers_job *job, ts_synth *syn, worker_ctx *ctx,
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		m.maxrss_kb = ru.ru_maxrss;
-	write_all(ctx->res_fd, &m, sizeof m);
+	ts_write_full(ctx->res_fd, &m, sizeof m);
 }
 
 /* Speak chapters first..last of job, each put in place with its result
@@ -311,7 +306,7 @@ static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_f
 	} else {
 		m.res.err = err;
 	}
-	if (write_all(res_fd, &m, sizeof m) || !syn)
+	if (ts_write_full(res_fd, &m, sizeof m) || !syn)
 		goto out;
 	worker_ctx ctx = {.id = id, .res_fd = res_fd};
 	int probed = 0;
@@ -326,15 +321,14 @@ static void worker_main(const ts_workers_job *job, int id, int cmd_fd, int res_f
 		             ? probe_level(syn, &wj.chapters, ch, &m)
 		             : 0;
 		probed |= !rc;
-		/* The pieces of long chapters from the state a unit starts in; a
-		 * unit that died may have left its spawner waiting. */
+		/* Pieces from a unit's state; a unit that died may leave it waiting. */
 		if (!rc && wj.chapters.pieces)
 			rc = ts_spawner_ready(&wj.chapters.spawner, syn, &m.res.err);
 		if (!rc && (rc = speak_in_fork(&wj, syn, &ctx, (size_t)first,
 		                               unit_last(&wj, (size_t)first), &m)))
 			ts_spawner_stop(wj.chapters.spawner), wj.chapters.spawner = NULL;
 		/* The results the fork did not send. */
-		if (rc && write_all(res_fd, &m, sizeof m))
+		if (rc && ts_write_full(res_fd, &m, sizeof m))
 			break;
 	}
 out:
@@ -494,7 +488,7 @@ static void hand_out(pool *p, worker *w)
 {
 	int idx = p->next < p->norder ? (int)p->order[p->next++] : -1;
 	w->unit = idx;
-	if (write_all(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
+	if (ts_write_full(w->cmd_fd, &idx, sizeof idx) != 0 || idx < 0) {
 		close(w->cmd_fd);
 		w->cmd_fd = -1;
 		if (idx >= 0)
