@@ -196,20 +196,20 @@ int ts_plan_due(ts_plan *p, size_t i, ts_record *old, int *had, ts_due *due, ts_
 	int rc = ts_chapter_key(&job, i, p->keys[i], err);
 	if (!rc && i > 0)
 		ts_chapter_key_chain(p->book, i, p->keys[i - 1], p->keys[i]);
-	if (rc || !p->selected[i])
+	if (rc)
 		return rc;
 	*had = ts_record_read(p->o.outdir, p->names[i], old, NULL) == 1;
-	/* A chapter that has two readings, whole and in pieces, keeps the one it
-	 * was built with while its text is the same, --book or not. */
+	/* A chapter with two readings (whole; in pieces with --book) keeps the one
+	 * it was built with while its text is the same, asked for by this build or not. */
 	ts_chapter_job other = job;
 	other.pieces = 1;
 	if (*had && strcmp(old->key, p->keys[i]) != 0 && ts_chapter_in_pieces(&other, i)) {
 		other.pieces = !job.pieces;
-		if ((rc = ts_chapter_key(&other, i, key, err)))
-			return rc;
-		if (!strcmp(old->key, key))
+		if (!(rc = ts_chapter_key(&other, i, key, err)) && !strcmp(old->key, key))
 			memcpy(p->keys[i], key, TS_HASH_HEX);
 	}
+	if (rc || !p->selected[i])
+		return rc;
 	*due = ts_record_due(p->o.outdir, *had ? old : NULL, p->keys[i], p->o.force);
 	return 1;
 }
