@@ -339,15 +339,20 @@ static const int opus_rates[] = {8000, 12000, 16000, 24000, 48000, 0};
 static const int m4a_rates[] = {7350,  8000,  11025, 12000, 16000, 22050, 24000,
                                 32000, 44100, 48000, 64000, 88200, 96000, 0};
 
+int ts_format_exact(const ts_format *f, int out_rate)
+{
+	return f->lossless && out_rate == 0;
+}
+
 /* Every format here writes the same bytes for the same audio and
  * settings, whichever process writes it and when. */
 static const ts_format formats[] = {
-    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
-    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0},
-    {"ogg", "ogg", vorbis_open, sf_write_fmt, ogg_close, NULL, 0, 0},
-    {"opus", "opus", opus_open, sf_write_fmt, ogg_close, opus_rates, 48000, 0},
-    {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, NULL, 0, 1},
-    {"m4a", "m4a", m4a_open, sf_write_fmt, m4a_close, m4a_rates, 44100, 0},
+    {"wav", "wav", wav_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0, 1},
+    {"flac", "flac", flac_open, sf_write_fmt, sf_close_fmt, NULL, 0, 0, 1},
+    {"ogg", "ogg", vorbis_open, sf_write_fmt, ogg_close, NULL, 0, 0, 0},
+    {"opus", "opus", opus_open, sf_write_fmt, ogg_close, opus_rates, 48000, 0, 0},
+    {"mp3", "mp3", mp3_open, sf_write_fmt, mp3_close, NULL, 0, 1, 0},
+    {"m4a", "m4a", m4a_open, sf_write_fmt, m4a_close, m4a_rates, 44100, 0, 0},
 };
 
 const ts_format *ts_format_find(const char *name)

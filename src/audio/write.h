@@ -51,7 +51,14 @@ typedef struct ts_format {
 	const int *rates; /* the sample rates it can hold, 0-terminated; NULL: any */
 	int default_rate; /* what to resample to when the rate is not one of them */
 	int track_total;  /* its convention writes the track as "3/12" */
+	int lossless;     /* decodes to the very samples written */
 } ts_format;
+
+/* Does a file of format f, written at out_rate (0: the synthesizer's),
+ * decode to the very samples it was given?  PCM (WAV, FLAC) not
+ * resampled: then an edit leaves the samples it did not change as they
+ * were, and the AAC made from the file keeps its pieces (aac.h). */
+int ts_format_exact(const ts_format *f, int out_rate);
 
 /* Format by name, or NULL. */
 const ts_format *ts_format_find(const char *name);

@@ -594,6 +594,16 @@ out:
 	return rc;
 }
 
+long long ts_file_size_in(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	int k = snprintf(p, sizeof p, "%s/%s", dir, name);
+	if (k < 0 || (size_t)k >= sizeof p || lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	return (long long)st.st_size;
+}
+
 int ts_file_holds(const char *path, const void *data, size_t len)
 {
 	struct stat st;

@@ -61,6 +61,10 @@ const void *ts_map_file(const char *path, const char *what, size_t min, size_t m
                         ts_error *err);
 void ts_unmap_file(const void *map, size_t size);
 
+/* The size of the regular file dir/name (not a link), or -1.  The path is
+ * on the stack: short of memory, a file there is not taken for one gone. */
+long long ts_file_size_in(const char *dir, const char *name);
+
 /* Is the file at path (not a link) a regular file of exactly the len
  * bytes at data?  0 when it cannot be read. */
 int ts_file_holds(const char *path, const void *data, size_t len);

@@ -408,7 +408,7 @@ static int finish_chapter(chapter_run *r, const char *path, long owner_pid, doub
 
 int ts_chapter_in_pieces(const ts_chapter_job *job, size_t i)
 {
-	return job->pieces && !job->voicing &&
+	return job->pieces && ts_format_exact(job->format, job->master.out_rate) && !job->voicing &&
 	       ts_book_chapter(job->book, i)->chars >= TS_CHAIN_CHARS;
 }
 

@@ -101,8 +101,9 @@ typedef struct ts_chapter_result {
 typedef void (*ts_chapter_progress_fn)(void *ud, size_t chars_done, uint64_t samples,
                                        double finishing);
 
-/* Is chapter i spoken in pieces (speaker.h)?  With job->pieces, if long and not voiced: none is
- * spoken after it in its process (chapterkey.h), and voices speak the quotations first, in it. */
+/* Is chapter i spoken in pieces (speaker.h)?  With job->pieces, when its AAC can keep them
+ * (ts_format_exact()), if long (none is spoken after it in its process: chapterkey.h) and not
+ * voiced (the quotations are spoken first, in its process). */
 #define TS_CHAIN_CHARS 1000
 int ts_chapter_in_pieces(const ts_chapter_job *job, size_t i);
 

@@ -35,18 +35,6 @@ static int record_path(ts_buf *b, const char *outdir, const char *audio)
 	                     audio ? audio : "", audio ? ".rec" : "");
 }
 
-/* The size of outdir/name, or -1 (no such regular file).  The path is on
- * the stack: short of memory, a file there is not taken for one gone. */
-static long long file_size(const char *outdir, const char *name)
-{
-	char p[PATH_MAX];
-	struct stat st;
-	int k = snprintf(p, sizeof p, "%s/%s", outdir, name);
-	if (k < 0 || (size_t)k >= sizeof p || lstat(p, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	return (long long)st.st_size;
-}
-
 int ts_record_write(const char *outdir, const char *audio, ts_record *r, long owner_pid,
                     ts_error *err)
 {
@@ -198,7 +186,7 @@ out:
 int ts_record_files_ok(const char *outdir, const ts_record *r)
 {
 	for (size_t i = 0; i < r->nfiles; i++)
-		if (file_size(outdir, r->files[i]) != r->sizes[i])
+		if (ts_file_size_in(outdir, r->files[i]) != r->sizes[i])
 			return 0;
 	return r->nfiles > 0;
 }
