@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,14 +39,21 @@ static void wait_readable(int fd, pid_t pid, volatile sig_atomic_t *cancel, int 
 	}
 }
 
-int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
-                       size_t outsz, volatile sig_atomic_t *cancel)
+struct ts_child {
+	pid_t pid;
+	int fd;
+	size_t outsz;
+};
+
+ts_child *ts_child_start(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
+                         size_t outsz)
 {
-	if (inline_calls)
-		return fn(arg, out, outsz) & 0x7F;
 	int fd[2];
-	if (pipe(fd) != 0)
-		return -1;
+	ts_child *c = inline_calls ? NULL : malloc(sizeof *c);
+	if (!c || pipe(fd) != 0) {
+		free(c);
+		return NULL;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* What the library says as it dies ("terminate called ...")
@@ -53,6 +61,7 @@ int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg,
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		if (null >= 0)
 			dup2(null, 2);
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* nobody waits for it any more */
 		close(fd[0]);
 		/* The answer goes through the pipe, not the exit status: a
 		 * crash caught by a sanitizer exits with a status too. */
@@ -60,26 +69,45 @@ int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg,
 		_exit(ts_write_full(fd[1], &rc, 1) || ts_write_full(fd[1], out, outsz) ? 1 : 0);
 	}
 	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		free(c);
+		return NULL;
+	}
+	*c = (ts_child){.pid = pid, .fd = fd[0], .outsz = outsz};
+	return c;
+}
+
+int ts_child_join(ts_child *c, char *out, volatile sig_atomic_t *cancel)
+{
 	char rc = -1;
-	size_t got = 0;
-	int told = 0;
-	while (pid > 0 && got < outsz + 1) {
-		wait_readable(fd[0], pid, cancel, &told);
-		ssize_t k = got ? read(fd[0], out + got - 1, outsz + 1 - got) : read(fd[0], &rc, 1);
+	size_t got = 0, outsz = c->outsz;
+	int told = 0, st = 0;
+	while (got < outsz + 1) {
+		wait_readable(c->fd, c->pid, cancel, &told);
+		ssize_t k = got ? read(c->fd, out + got - 1, outsz + 1 - got) : read(c->fd, &rc, 1);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			break;
 		got += (size_t)k;
 	}
-	close(fd[0]);
-	int st = 0;
-	if (pid < 0)
-		return -1;
+	close(c->fd);
+	pid_t pid = c->pid;
+	free(c);
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got < outsz + 1)
 		return -1;
 	return rc;
+}
+
+int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
+                       size_t outsz, volatile sig_atomic_t *cancel)
+{
+	if (inline_calls)
+		return fn(arg, out, outsz) & 0x7F;
+	ts_child *c = ts_child_start(fn, arg, out, outsz);
+	return c ? ts_child_join(c, out, cancel) : -1;
 }

@@ -22,6 +22,16 @@ int ts_in_child(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *
 int ts_in_child_cancel(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
                        size_t outsz, volatile sig_atomic_t *cancel);
 
+/* ts_in_child_cancel() in two halves, so that this process does something
+ * else meanwhile: fn started in a child process (out: where it writes,
+ * in its copy of this process), or NULL when none could be made (or calls
+ * are made here: see below; then call fn here); then waited for, out
+ * filled, c freed, what ts_in_child_cancel() would return. */
+typedef struct ts_child ts_child;
+ts_child *ts_child_start(int (*fn)(void *arg, char *out, size_t outsz), void *arg, char *out,
+                         size_t outsz);
+int ts_child_join(ts_child *c, char *out, volatile sig_atomic_t *cancel);
+
 /* From now on, make the calls of ts_in_child in this process.  For fuzz
  * targets: a fork per input would take most of their time (a sanitizer's
  * shadow memory makes it slow), and a crash in the library is then what

@@ -2,6 +2,8 @@
  * what temporary names need to know of processes (see file.h). */
 #include "base/file.h"
 
+#include "base/util.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -166,8 +168,21 @@ char *ts_temp_name(const char *path, long pid)
 	return t;
 }
 
-/* Is name a temporary file (".NAME.part-PID@HOST") to remove: of pid on
- * this host, or with pid < 0 of any process of this host that is gone? */
+/* Does s end a temporary name: "" or the suffix libzip's own temporary
+ * file adds to the name it writes (".XXXXXX", mkstemp's)? */
+static int name_end(const char *s)
+{
+	if (!*s)
+		return 1;
+	size_t k = 1;
+	while (k <= 6 && ts_is_alnum((unsigned char)s[k]))
+		k++;
+	return s[0] == '.' && k == 7 && !s[7];
+}
+
+/* Is name a temporary file (".NAME.part-PID@HOST", or libzip's beside it:
+ * ".NAME.part-PID@HOST.XXXXXX") to remove: of pid on this host, or with
+ * pid < 0 of any process of this host that is gone? */
 static int sweepable(const char *name, long pid, const char *host)
 {
 	const char *part = strstr(name, ".part-");
@@ -176,7 +191,9 @@ static int sweepable(const char *name, long pid, const char *host)
 	char *end;
 	errno = 0;
 	long p = strtol(part + 6, &end, 10);
-	if (errno || end == part + 6 || *end != '@' || strcmp(end + 1, host) != 0 || p <= 0)
+	size_t hl = strlen(host);
+	if (errno || end == part + 6 || *end != '@' || strncmp(end + 1, host, hl) != 0 ||
+	    !name_end(end + 1 + hl) || p <= 0)
 		return 0;
 	if (pid >= 0)
 		return p == pid;

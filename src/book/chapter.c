@@ -162,7 +162,6 @@ static int speak(chapter_run *r, const char *text, ts_break brk)
 		}
 		r->cur = r->want;
 	}
-	/* A piece may start with a paragraph of the body. */
 	if (now && (rc = r->sp ? ts_speaker_speak(r->sp, text, brk >= TS_BREAK_PARAGRAPH, &r->pcm)
 	                       : ts_synth_speak(r->syn, text, &r->pcm)))
 		return ts_error_set(&r->res->err, rc, "%s",

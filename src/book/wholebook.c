@@ -15,9 +15,7 @@
 #include "publish/m4b.h"
 #include "publish/slug.h"
 
-#include <errno.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,31 +211,43 @@ static ts_bookfile_chapter *chapters_of(const ts_plan *p, const size_t *idx, siz
 	return ch;
 }
 
-/* Make kind k of the chapters idx[0..n) at the temporary name of path. */
-static int make_kind(const ts_plan *p, int k, const char *path, const size_t *idx, size_t n,
-                     long pid, ts_error *err)
+/* Make the kinds due of the chapters idx[0..n), each at the temporary
+ * name of its path, side by side (ts_book_kinds_make()): errs[k] says. */
+static int make_kinds(const ts_plan *p, unsigned due, const size_t *idx, size_t n,
+                      ts_error errs[TS_BOOK_KINDS], ts_error *err)
 {
+	char path[TS_BOOK_KINDS][PATH_MAX], text[PATH_MAX + 80];
+	const char *paths[TS_BOOK_KINDS] = {0};
 	ts_bookfile_chapter *ch = chapters_of(p, idx, n, err);
 	if (!ch)
 		return TS_ENOMEM;
+	for (int k = 0; k < TS_BOOK_KINDS; k++)
+		if (due & 1u << k) {
+			ts_plan_path(p, p->whole[k].name, path[k]);
+			paths[k] = path[k];
+			if (p->diag &&
+			    snprintf(text, sizeof text, "making %s: the whole book in one file",
+			             p->whole[k].name) > 0)
+				p->diag(p->ud, TS_INFO, text);
+		}
 	ts_bookfile book = {.title = ts_book_title(p->book),
 	                    .author = p->o.author,
 	                    .cover = p->o.cover,
 	                    .quality = p->o.quality,
 	                    .audio_format = p->fmt->name,
 	                    .workdir = p->o.outdir,
-	                    .owner_pid = pid,
+	                    .owner_pid = (long)getpid(),
 	                    .chapters = ch,
 	                    .n = n,
 	                    .cancel = p->o.cancel};
-	int rc = ts_book_kinds[k].make(path, &book, err);
+	ts_book_kinds_make(due, paths, &book, errs);
 	chapters_free(ch, n);
-	return rc;
+	return 0;
 }
 
-/* Make kind k at its temporary name and put it in place with its key and
- * the manifest that names it. */
-static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error *err)
+/* Kind k, made at its temporary name (made: 0, or what failed), put in
+ * place with its key and the manifest that names it; not keep: removed. */
+static int update_kind(ts_plan *p, int k, const ts_error *made, int keep, ts_error *err)
 {
 	char path[PATH_MAX], state[PATH_MAX], old[PATH_MAX], key[TS_HASH_HEX], text[PATH_MAX + 80];
 	char *tmp[2] = {0}, *put[2] = {path, state};
@@ -249,17 +259,11 @@ static int update_kind(ts_plan *p, int k, const size_t *idx, size_t n, ts_error 
 	state_path(p, k, state);
 	if (recorded(p, k, key, &size, old) != 0)
 		old[0] = '\0';
-	if (p->diag) {
-		snprintf(text, sizeof text, "making %s: the whole book in one file",
-		         p->whole[k].name);
-		p->diag(p->ud, TS_INFO, text);
-	}
-	rc = make_kind(p, k, path, idx, n, pid, err);
-	if (rc)
-		return rc; /* nothing left */
+	if (made->code) /* nothing left */
+		return keep ? (*err = *made).code : 0;
 	/* Stopped as it was finished (assembly takes moments): not put in place. */
-	if (p->o.cancel && *p->o.cancel) {
-		rc = ts_error_set(err, TS_ECANCELED, "interrupted");
+	if (!keep || (p->o.cancel && *p->o.cancel)) {
+		rc = keep ? ts_error_set(err, TS_ECANCELED, "interrupted") : 0;
 		goto fail;
 	}
 	if (!(tmp[0] = ts_temp_name(path, pid)) || stat(tmp[0], &st) != 0) {
@@ -301,21 +305,29 @@ fail:
 
 int ts_wholebook_update(ts_plan *p, ts_error *err)
 {
-	int rc = 0, k, aac_checked = 0;
+	int rc = 0, k, stopped = -1;
+	unsigned due = 0;
 	size_t n = 0, *idx = NULL;
-	for (k = 0; k < TS_BOOK_KINDS && !rc; k++) {
-		if (!(p->book_kinds & 1u << k) || p->whole[k].listed)
-			continue;
-		if (!idx && !(idx = present(p, &n, err)))
-			return err->code ? err->code : TS_ENOMEM;
-		if (!aac_checked++ && (rc = chapters_aac(p, idx, n, err)))
-			continue;
-		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED : update_kind(p, k, idx, n, err);
+	ts_error errs[TS_BOOK_KINDS];
+	for (k = 0; k < TS_BOOK_KINDS; k++)
+		due |= p->book_kinds & 1u << k && !p->whole[k].listed ? 1u << k : 0;
+	if (!due)
+		return 0;
+	if (!(idx = present(p, &n, err)))
+		return err->code ? err->code : TS_ENOMEM;
+	if (!(rc = chapters_aac(p, idx, n, err)))
+		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED
+		                                 : make_kinds(p, due, idx, n, errs, err);
+	for (k = 0; k < TS_BOOK_KINDS && (!rc || stopped >= 0);
+	     k++) { /* after a failure: removed */
+		int r = due & 1u << k ? update_kind(p, k, &errs[k], !rc, err) : 0;
+		if (r && !rc)
+			rc = r, stopped = k;
 	}
 	/* Stopped: what was being made is gone, the file made before kept. */
 	if (rc == TS_ECANCELED)
 		ts_error_set(err, rc, "interrupted while making %s; unfinished files removed",
-		             p->whole[k - 1].name);
+		             p->whole[stopped >= 0 ? stopped : __builtin_ctz(due)].name);
 	free(idx);
 	return rc;
 }

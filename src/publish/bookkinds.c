@@ -4,6 +4,7 @@
 #include "publish/epub.h"
 #include "publish/m4b.h"
 
+#include "base/child.h"
 #include "base/util.h"
 
 #include <string.h>
@@ -16,6 +17,42 @@ const ts_book_kind ts_book_kinds[] = {
 
 _Static_assert(sizeof ts_book_kinds / sizeof ts_book_kinds[0] == TS_BOOK_KINDS,
                "TS_BOOK_KINDS is the number of rows of ts_book_kinds");
+
+typedef struct kind_job {
+	int k;
+	const char *path;
+	const ts_bookfile *book;
+} kind_job;
+
+static int make_one(void *arg, char *out, size_t outsz)
+{
+	const kind_job *j = arg;
+	(void)outsz;
+	return ts_book_kinds[j->k].make(j->path, j->book, (ts_error *)out) ? 1 : 0;
+}
+
+void ts_book_kinds_make(unsigned kinds, const char *const paths[TS_BOOK_KINDS],
+                        const ts_bookfile *book, ts_error errs[TS_BOOK_KINDS])
+{
+	ts_child *c[TS_BOOK_KINDS] = {0};
+	kind_job j[TS_BOOK_KINDS];
+	int last = -1, k;
+	for (k = 0; k < TS_BOOK_KINDS; k++)
+		last = kinds & 1u << k ? k : last;
+	for (k = 0; k < TS_BOOK_KINDS; k++) {
+		memset(&errs[k], 0, sizeof errs[k]);
+		j[k] = (kind_job){k, paths[k], book};
+		if (kinds & 1u << k && k != last)
+			c[k] = ts_child_start(make_one, &j[k], (char *)&errs[k], sizeof errs[k]);
+	}
+	for (k = 0; k < TS_BOOK_KINDS; k++) /* the last, and any no child could make */
+		if (kinds & 1u << k && !c[k])
+			ts_book_kinds[k].make(paths[k], book, &errs[k]);
+	for (k = 0; k < TS_BOOK_KINDS; k++)
+		if (c[k] && ts_child_join(c[k], (char *)&errs[k], book->cancel) < 0)
+			ts_error_set(&errs[k], TS_ECHILD, "%s: the process making it died",
+			             paths[k]);
+}
 
 /* The kinds for a message, joined with ", " and, before the last, last:
  * "a (what), b (what) and c (what)" with their descriptions, or "--book a,

@@ -26,6 +26,13 @@ typedef struct ts_book_kind {
 /* The number of rows: the size of the arrays kept per kind. */
 #define TS_BOOK_KINDS 2
 
+/* Make each kind of the set kinds of book at the temporary name of
+ * paths[k], all at the same time: each but the last in a process of its
+ * own (they write, and wait on the disk, each), or here when none can be
+ * made.  errs[k].code: 0 when kind k was made, else what failed. */
+void ts_book_kinds_make(unsigned kinds, const char *const paths[TS_BOOK_KINDS],
+                        const ts_bookfile *book, ts_error errs[TS_BOOK_KINDS]);
+
 /* The kinds, in the order the manifest lists them; static storage.  Kind
  * k is bit 1 << k of a set of kinds. */
 extern const ts_book_kind ts_book_kinds[TS_BOOK_KINDS];

@@ -135,14 +135,23 @@ static void check_names(const char *dir)
 	CHECK(t && strcmp(t, want) == 0);
 	free(t);
 	/* The sweep: this owner's, and not another's still running (us). */
-	char mine[128], other[128];
+	char mine[128], other[128], p0[1200];
 	snprintf(mine, sizeof mine, ".f.part-4242@%s", host);
 	snprintf(other, sizeof other, ".g.part-%ld@%s", (long)getpid(), host);
 	write_file_in(dir, mine, "1");
 	write_file_in(dir, other, "2");
 	write_file_in(dir, ".h.part-4242@elsewhere", "3");
+	/* libzip's own temporary file beside one of ours: swept with it;
+	 * another name after the host is not ours. */
+	snprintf(mine, sizeof mine, ".f.part-4242@%s.aB3xY9", host);
+	write_file_in(dir, mine, "4");
+	snprintf(mine, sizeof mine, ".f.part-4242@%s.x", host);
+	write_file_in(dir, mine, "5");
+	snprintf(mine, sizeof mine, ".f.part-4242@%s", host);
 	ts_temp_sweep(NULL, dir, 4242);
-	CHECK(count_hidden(dir) == 2);
+	CHECK(count_hidden(dir) == 3);
+	snprintf(p0, sizeof p0, "%s/.f.part-4242@%s.x", dir, host);
+	CHECK(unlink(p0) == 0);
 	ts_temp_sweep(NULL, dir, -1); /* ours runs; the other host's is never ours */
 	CHECK(count_hidden(dir) == 2);
 	char p[1200];
