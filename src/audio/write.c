@@ -5,6 +5,7 @@
 #include "audio/write.h"
 
 #include "base/file.h"
+#include "base/hash.h"
 
 #include "audio/aac.h"
 #include "audio/fixup.h"
@@ -272,10 +273,8 @@ static int mp3_open(ts_writer *w, const ts_writer_opts *o)
 static uint32_t ogg_serial(const char *path)
 {
 	const char *base = strrchr(path, '/');
-	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)(base ? base + 1 : path); *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h;
+	base = base ? base + 1 : path;
+	return ts_fnv32(base, strlen(base));
 }
 
 static int ogg_close(ts_writer *w)

@@ -15,6 +15,15 @@ void ts_hash_init(ts_hash *h)
 	h->h = FNV_BASIS;
 }
 
+uint32_t ts_fnv32(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
 void ts_hash_bytes(ts_hash *h, const void *p, size_t n)
 {
 	const unsigned char *s = p;

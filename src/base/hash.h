@@ -23,4 +23,8 @@ void ts_hash_double(ts_hash *h, double v);
 /* 32 lower-case hex digits. */
 void ts_hash_hex(const ts_hash *h, char out[TS_HASH_HEX]);
 
+/* The 32-bit FNV-1a hash of p[0..n): a choice made by what bytes say
+ * (a stream's serial number, a voice, where a piece starts). */
+uint32_t ts_fnv32(const void *p, size_t n);
+
 #endif

@@ -15,6 +15,7 @@
 #include "speech/speaker.h"
 
 #include "base/file.h"
+#include "base/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -315,18 +316,14 @@ static int take_samples(ts_speaker *sp, ts_samples *out)
 	}
 }
 
-/* Does text start a new piece?  By its bytes' hash (FNV-1a), so by what
- * it says. */
+/* Does text start a new piece?  By its bytes' hash, so by what it says. */
 static int starts_piece(const ts_speaker *sp, const char *text, size_t len, int may_start)
 {
 	if (!sp->piece)
 		return 1;
 	if (!may_start || sp->bytes < TS_SPEAKER_MIN)
 		return 0;
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)text[i]) * 16777619u;
-	return sp->bytes >= TS_SPEAKER_MAX || h % TS_SPEAKER_ODDS == 0;
+	return sp->bytes >= TS_SPEAKER_MAX || ts_fnv32(text, len) % TS_SPEAKER_ODDS == 0;
 }
 
 int ts_speaker_speak(ts_speaker *sp, const char *text, int may_start, ts_samples *out)

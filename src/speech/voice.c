@@ -5,6 +5,7 @@
 
 #include "zh/wordtab.h"
 
+#include "base/hash.h"
 #include "base/lines.h"
 #include "base/util.h"
 
@@ -370,10 +371,7 @@ const char *ts_voice_cache_pool(ts_voice_cache *c, int female, int rank, const c
 	if (rank >= 0) {
 		k = (size_t)rank % n;
 	} else {
-		uint32_t h = 2166136261u; /* FNV-1a */
-		for (const unsigned char *p = (const unsigned char *)speaker; *p; p++)
-			h = (h ^ *p) * 16777619u;
-		k = h % n;
+		k = ts_fnv32(speaker, strlen(speaker)) % n;
 	}
 	for (size_t i = 0; i < nw; i++)
 		if (strcmp(w[i].said, sex) == 0 && k-- == 0)
