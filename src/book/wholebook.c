@@ -318,8 +318,8 @@ int ts_wholebook_update(ts_plan *p, ts_error *err)
 	if (!(rc = chapters_aac(p, idx, n, err)))
 		rc = p->o.cancel && *p->o.cancel ? TS_ECANCELED
 		                                 : make_kinds(p, due, idx, n, errs, err);
-	for (k = 0; k < TS_BOOK_KINDS && (!rc || stopped >= 0);
-	     k++) { /* after a failure: removed */
+	/* Each put in place in order; after a failure, the others removed. */
+	for (k = 0; k < TS_BOOK_KINDS && (!rc || stopped >= 0); k++) {
 		int r = due & 1u << k ? update_kind(p, k, &errs[k], !rc, err) : 0;
 		if (r && !rc)
 			rc = r, stopped = k;

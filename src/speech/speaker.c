@@ -6,12 +6,13 @@
  * 32-bit length (START or END as commands) then the text's bytes.  Up:
  * frames of a header (a code and a count, 32 bits each) and what the
  * count says: the spawner's answer to START (0 and the piece's process
- * id, or a failure), then for each text its samples in frames of code 1,
- * and 0 and 0 once it is spoken (or a failure's code and message).  The
- * spawner waits for the piece's process while it runs, so that one of
- * them reads at a time; the piece ends on END.  A piece's process that
- * dies may leave part of a frame: the spawner then ends too, and the
- * speaker sees the pipe end. */
+ * id, or a failure), then for each text: 1 and the window's size each
+ * time the shared window of samples is full (the speaker takes them and
+ * sends GO down), and 0 and the samples left in it once the text is
+ * spoken (or a failure's code and its message's bytes).  The spawner waits for the piece's process
+ * while it runs, so that one of them reads at a time; the piece ends on END.  A piece's process
+ * that dies may leave part of a frame: the spawner then ends too, and the speaker sees the pipe
+ * end. */
 #include "speech/speaker.h"
 
 #include "base/file.h"
@@ -157,8 +158,8 @@ ts_spawner *ts_spawner_start(ts_synth *syn, ts_error *err)
 		return NULL;
 	}
 	if (pipe(up) != 0) {
-		close(down[0]), close(down[1]), free(z);
 		ts_error_set(err, TS_ECHILD, "cannot make a pipe: %s", strerror(errno));
+		close(down[0]), close(down[1]), free(z);
 		return NULL;
 	}
 	void *shm = mmap(NULL, WINDOW * sizeof(int16_t), PROT_READ | PROT_WRITE,
@@ -183,9 +184,10 @@ ts_spawner *ts_spawner_start(ts_synth *syn, ts_error *err)
 int ts_spawner_alive(ts_spawner *z)
 {
 	int st;
-	if (!z->broken && z->pid > 0 && waitpid(z->pid, &st, WNOHANG) == 0)
-		return 1;
-	return 0;
+	pid_t r = z->pid > 0 ? waitpid(z->pid, &st, WNOHANG) : -1;
+	if (r == z->pid)
+		z->pid = 0; /* reaped: not to be signalled or waited for again */
+	return !z->broken && r == 0;
 }
 
 int ts_spawner_ready(ts_spawner **z, ts_synth *syn, ts_error *err)
